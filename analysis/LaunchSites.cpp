@@ -1,0 +1,134 @@
+//===- LaunchSites.cpp - Kernel launches and where they sit ---------------===//
+
+#include "analysis/LaunchSites.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+class LaunchCounter : public RecursiveASTVisitor<LaunchCounter> {
+public:
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
+    ++Count;
+    return true;
+  }
+  unsigned Count = 0;
+};
+
+class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+public:
+  explicit LaunchFinder(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    const FunctionDecl *Saved = Enclosing;
+    Enclosing = F;
+    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    Enclosing = Saved;
+    return Result;
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
+    const FunctionDecl *Saved = Enclosing;
+    Enclosing = F;
+    bool Result = RecursiveASTVisitor::TraverseCXXMethodDecl(F);
+    Enclosing = Saved;
+    return Result;
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!SM.isWrittenInMainFile(SM.getExpansionLoc(Call->getBeginLoc())))
+      return true;
+    LaunchSite Site;
+    Site.Call = Call;
+    Site.Callee = Call->getDirectCallee();
+    Site.CalleeName = calleeName(Call);
+    Site.Enclosing = Enclosing;
+    if (Enclosing) {
+      bool Device = Enclosing->hasAttr<CUDAGlobalAttr>() ||
+                    Enclosing->hasAttr<CUDADeviceAttr>();
+      Site.FromDevice = Device;
+      Site.FromHostDevice = Device && Enclosing->hasAttr<CUDAHostAttr>();
+      Site.InTemplate = Enclosing->isTemplated();
+    }
+    Site.InMacro = Call->getConfig()->getBeginLoc().isMacroID() ||
+                   Call->getBeginLoc().isMacroID();
+    classifyControlFlow(Call, Site);
+    Sites.push_back(Site);
+    return true;
+  }
+
+  std::vector<LaunchSite> Sites;
+
+private:
+  static std::string calleeName(const CUDAKernelCallExpr *Call) {
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      return F->getQualifiedNameAsString();
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+      return ULE->getName().getAsString();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Callee))
+      return DRE->getDecl()->getNameAsString();
+    return "<indirect>";
+  }
+
+  /// Walks up from the launch to its function, noting conditional and
+  /// repeated execution on the way.
+  void classifyControlFlow(const Stmt *Launch, LaunchSite &Site) {
+    DynTypedNode Child = DynTypedNode::create(*Launch);
+    while (true) {
+      DynTypedNodeList Parents = Ctx.getParents(Child);
+      if (Parents.empty())
+        return;
+      const DynTypedNode &Parent = Parents[0];
+      if (Parent.get<FunctionDecl>() || Parent.get<LambdaExpr>())
+        return;
+      const Stmt *C = Child.get<Stmt>();
+      if (const auto *If = Parent.get<IfStmt>()) {
+        if (C != If->getCond() && C != If->getInit() &&
+            C != If->getConditionVariableDeclStmt())
+          Site.InBranch = true;
+      } else if (const auto *Switch = Parent.get<SwitchStmt>()) {
+        if (C == Switch->getBody())
+          Site.InBranch = true;
+      } else if (const auto *Cond = Parent.get<AbstractConditionalOperator>()) {
+        if (C != Cond->getCond())
+          Site.InBranch = true;
+      } else if (const auto *Bin = Parent.get<BinaryOperator>()) {
+        if (Bin->isLogicalOp() && C == Bin->getRHS())
+          Site.InBranch = true;
+      } else if (Parent.get<ForStmt>() || Parent.get<WhileStmt>() ||
+                 Parent.get<DoStmt>() || Parent.get<CXXForRangeStmt>()) {
+        Site.InLoop = true;
+      }
+      Child = Parent;
+    }
+  }
+
+  ASTContext &Ctx;
+  const FunctionDecl *Enclosing = nullptr;
+};
+
+} // namespace
+
+std::vector<LaunchSite> findLaunchSites(ASTContext &Ctx) {
+  LaunchFinder Finder(Ctx);
+  Finder.TraverseAST(Ctx);
+  return std::move(Finder.Sites);
+}
+
+unsigned countKernelLaunches(const Stmt *S) {
+  LaunchCounter Counter;
+  Counter.TraverseStmt(const_cast<Stmt *>(S));
+  return Counter.Count;
+}
+
+bool containsKernelLaunch(const Stmt *S) { return countKernelLaunches(S) > 0; }
+
+} // namespace cuda_rewrite

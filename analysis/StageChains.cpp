@@ -1,0 +1,149 @@
+//===- StageChains.cpp - Host launches that feed each other ---------------===//
+
+#include "analysis/StageChains.h"
+#include "analysis/KernelAccess.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include <set>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+namespace {
+
+/// The launch a statement consists of, if it is one (`k<<<g, b>>>(...);`).
+const CUDAKernelCallExpr *launchOf(const Stmt *S) {
+  if (const auto *E = dyn_cast<Expr>(S))
+    return dyn_cast<CUDAKernelCallExpr>(E->IgnoreImplicit());
+  return nullptr;
+}
+
+/// A name for the buffer an argument passes: the variable it refers to
+/// (through casts, `&v[0]`, `v.data()`-free plain pointers), or null.
+const ValueDecl *bufferOf(const Expr *Arg) {
+  Arg = Arg->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
+    Arg = Cast->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(Arg))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+struct LaunchBuffers {
+  std::set<const ValueDecl *> Read, Written;
+};
+
+/// Which of the caller's buffers a launch reads and writes; nullopt when
+/// the kernel's body is not available.
+std::optional<LaunchBuffers> buffersOf(const CUDAKernelCallExpr *Launch) {
+  const FunctionDecl *Kernel = Launch->getDirectCallee();
+  if (!Kernel || !Kernel->hasBody())
+    return std::nullopt;
+  Kernel = Kernel->getDefinition();
+  LaunchBuffers Buffers;
+  for (const ParamAccess &Access : analyzeKernelParamAccess(*Kernel)) {
+    unsigned Index = Access.Param->getFunctionScopeIndex();
+    if (Index >= Launch->getNumArgs())
+      continue;
+    const ValueDecl *Buffer = bufferOf(Launch->getArg(Index));
+    if (!Buffer)
+      continue;
+    if (Access.Read || Access.Escapes)
+      Buffers.Read.insert(Buffer);
+    if (Access.Written || Access.Escapes)
+      Buffers.Written.insert(Buffer);
+  }
+  return Buffers;
+}
+
+std::vector<std::string> links(const LaunchBuffers &Producer,
+                               const LaunchBuffers &Consumer) {
+  std::vector<std::string> Names;
+  for (const ValueDecl *Buffer : Producer.Written)
+    if (Consumer.Read.count(Buffer))
+      Names.push_back(Buffer->getNameAsString());
+  llvm::sort(Names);
+  return Names;
+}
+
+class ChainFinder : public RecursiveASTVisitor<ChainFinder> {
+public:
+  explicit ChainFinder(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    bool Device = F->hasAttr<CUDAGlobalAttr>() ||
+                  (F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>());
+    if (Device || !SM.isWrittenInMainFile(SM.getExpansionLoc(F->getLocation())))
+      return true;
+    const FunctionDecl *Saved = Enclosing;
+    Enclosing = F;
+    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
+    Enclosing = Saved;
+    return Result;
+  }
+
+  bool VisitCompoundStmt(CompoundStmt *Block) {
+    if (!Enclosing)
+      return true;
+    StageChain Current;
+    std::optional<LaunchBuffers> Previous;
+    auto Flush = [&] {
+      if (Current.Launches.size() >= 2)
+        Chains.push_back(Current);
+      Current = StageChain();
+    };
+    for (const Stmt *S : Block->body()) {
+      const CUDAKernelCallExpr *Launch = launchOf(S);
+      if (!Launch)
+        continue; // Statements between launches do not break a chain.
+      std::optional<LaunchBuffers> Buffers = buffersOf(Launch);
+      std::vector<std::string> Link;
+      if (Previous && Buffers)
+        Link = links(*Previous, *Buffers);
+      if (Link.empty())
+        Flush();
+      else
+        Current.Links.push_back(Link);
+      Current.Block = Block;
+      Current.Enclosing = Enclosing;
+      Current.Launches.push_back(Launch);
+      Previous = Buffers;
+    }
+    Flush();
+    return true;
+  }
+
+  std::vector<StageChain> Chains;
+
+private:
+  const SourceManager &SM;
+  const FunctionDecl *Enclosing = nullptr;
+};
+
+} // namespace
+
+std::vector<StageChain> findStageChains(ASTContext &Ctx) {
+  ChainFinder Finder(Ctx);
+  Finder.TraverseAST(Ctx);
+  return std::move(Finder.Chains);
+}
+
+std::string describeStageChain(const StageChain &Chain) {
+  std::vector<std::string> Kernels, Buffers;
+  for (const CUDAKernelCallExpr *Launch : Chain.Launches)
+    Kernels.push_back(Launch->getDirectCallee()->getNameAsString());
+  for (const std::vector<std::string> &Link : Chain.Links)
+    Buffers.push_back("'" + join(Link, "', '") + "'");
+  return std::to_string(Chain.Launches.size()) + " launches " +
+         join(Kernels, " -> ") + " via " + join(Buffers, ", ");
+}
+
+} // namespace cuda_rewrite

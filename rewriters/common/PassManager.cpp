@@ -1,0 +1,59 @@
+//===- PassManager.cpp - Hands candidates to the passes -------------------===//
+
+#include "rewriters/common/PassManager.h"
+
+namespace cuda_rewrite {
+
+PassId passFor(CandidateKind Kind) {
+  switch (Kind) {
+  case CandidateKind::DeviceLaunch:
+    return PassId::Aggregate;
+  case CandidateKind::RecursiveKernel:
+    return PassId::Promote;
+  case CandidateKind::Stencil:
+    return PassId::Systolic;
+  case CandidateKind::StageChain:
+    return PassId::Fuse;
+  case CandidateKind::PipelineStage:
+  case CandidateKind::PipelineEntry:
+    return PassId::Pipeline;
+  }
+  llvm_unreachable("all kinds handled");
+}
+
+std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
+  const PassInfo &Pass = passInfo(passFor(C.Kind));
+  if (!Opts.Enabled.contains(Pass.Id))
+    return "the '" + Pass.Name.str() + "' pass is disabled (--only/--disable)";
+  if (!C.Annotation && !Opts.Auto)
+    return "not annotated; add '#pragma cuda_rewrite " + Pass.Name.str() +
+           "' or pass --auto";
+  if (!Pass.Implemented)
+    return "the '" + Pass.Name.str() +
+           "' pass is not implemented in this version of cuda-rewrite";
+  if (C.InMacro && !Pass.HandlesMacros)
+    return "written inside a macro expansion; rewriting it would change the "
+           "macro for every use (expand the macro here to rewrite it)";
+  if (C.InTemplate && !Pass.HandlesTemplates)
+    return "inside a template; the '" + Pass.Name.str() +
+           "' pass does not rewrite templates yet";
+  if (C.UnderCudaArch && !Pass.HandlesCudaArchRegions)
+    return "under a __CUDA_ARCH__ conditional, where host and device "
+           "compilations see different code";
+  return "";
+}
+
+bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
+               const PassOptions &Opts) {
+  for (const Candidate &C : Candidates) {
+    std::string Reason = reasonToSkip(C, Opts);
+    if (!Reason.empty()) {
+      Context.Remark.refused(C.Loc, passFor(C.Kind), Reason);
+      continue;
+    }
+    // Passes register here as their issues land.
+  }
+  return true;
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,156 @@
+#include "analysis/Pragmas.h"
+#include "tool/CompilerArgs.h"
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/Tooling.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace cuda_rewrite;
+
+namespace {
+
+/// What attachPragmas made of a source, as strings that outlive the AST.
+struct Attachment {
+  std::string Directive; ///< PragmaDirective::spelling()
+  std::string Target;    ///< "decl <name>" or "stmt <class> in <function>"
+};
+
+class RecordingAction : public ASTFrontendAction {
+public:
+  RecordingAction(std::vector<Attachment> &Out, unsigned &Errors)
+      : Out(Out), Errors(Errors) {}
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    CI.getPreprocessor().AddPragmaHandler(
+        new CudaRewritePragmaHandler(Directives));
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef) override {
+    struct Consumer : ASTConsumer {
+      RecordingAction &A;
+      explicit Consumer(RecordingAction &A) : A(A) {}
+      void HandleTranslationUnit(ASTContext &Ctx) override {
+        for (const AttachedPragma &P : attachPragmas(Ctx, A.Directives)) {
+          Attachment Att{P.Directive->spelling(), ""};
+          if (const auto *ND = dyn_cast_or_null<NamedDecl>(P.TargetDecl))
+            Att.Target = "decl " + ND->getNameAsString();
+          else if (P.TargetStmt)
+            Att.Target = std::string("stmt ") + P.TargetStmt->getStmtClassName() +
+                         " in " + P.EnclosingFunction->getNameAsString();
+          A.Out.push_back(Att);
+        }
+        A.Errors = Ctx.getDiagnostics().getNumErrors();
+      }
+    };
+    return std::make_unique<Consumer>(*this);
+  }
+
+  std::vector<PragmaDirective> Directives;
+  std::vector<Attachment> &Out;
+  unsigned &Errors;
+};
+
+std::vector<Attachment> attach(const std::string &Code, unsigned &Errors) {
+  std::vector<Attachment> Out;
+  Errors = 0;
+  llvm::Expected<CudaToolchain> TC = findCudaToolchain("", "sm_90");
+  EXPECT_TRUE(bool(TC));
+  if (!TC) {
+    llvm::consumeError(TC.takeError());
+    return Out;
+  }
+  std::vector<std::string> Args = cudaParseArgs(*TC, CudaSide::Host);
+  IgnoringDiagConsumer Quiet;
+  tooling::runToolOnCodeWithArgs(
+      std::make_unique<RecordingAction>(Out, Errors), Code, Args, "input.cu",
+      "cuda-rewrite-unittest");
+  return Out;
+}
+
+} // namespace
+
+TEST(Pragmas, AttachesToDeclarationsAndStatements) {
+  unsigned Errors;
+  std::vector<Attachment> A = attach(R"cu(
+__global__ void child(int *p) {}
+#pragma cuda_rewrite systolic p(4) block(128)
+__global__ void stencil(const float *in, float *out) {}
+__global__ void parent(int *p) {
+  p[0] = 1;
+  // Comments between the pragma and its statement are fine.
+#pragma cuda_rewrite aggregate granularity(warp)
+  // here
+  if (p) child<<<1, 1>>>(p);
+}
+#pragma cuda_rewrite stage threads(2)
+__device__ void st(int item, int rank) {}
+void host(int *p) {
+#pragma cuda_rewrite fuse tile(32, 8) hybrid(0.5)
+  {
+    child<<<1, 1>>>(p);
+    child<<<1, 1>>>(p);
+  }
+}
+)cu",
+                                     Errors);
+  EXPECT_EQ(Errors, 0u);
+  ASSERT_EQ(A.size(), 4u);
+  EXPECT_EQ(A[0].Directive, "systolic p(4) block(128)");
+  EXPECT_EQ(A[0].Target, "decl stencil");
+  EXPECT_EQ(A[1].Directive, "aggregate granularity(warp)");
+  EXPECT_EQ(A[1].Target, "stmt IfStmt in parent");
+  EXPECT_EQ(A[2].Directive, "stage threads(2)");
+  EXPECT_EQ(A[2].Target, "decl st");
+  EXPECT_EQ(A[3].Directive, "fuse tile(32, 8) hybrid(0.5)");
+  EXPECT_EQ(A[3].Target, "stmt CompoundStmt in host");
+}
+
+TEST(Pragmas, TemplateKernelIsATarget) {
+  unsigned Errors;
+  std::vector<Attachment> A = attach(R"cu(
+#pragma cuda_rewrite promote aggregate(8) overlap
+template <typename T> __global__ void walk(T *p, int d) {
+  if (d > 0) walk<<<1, 1>>>(p, d - 1);
+}
+)cu",
+                                     Errors);
+  EXPECT_EQ(Errors, 0u);
+  ASSERT_EQ(A.size(), 1u);
+  EXPECT_EQ(A[0].Directive, "promote aggregate(8) overlap");
+  EXPECT_EQ(A[0].Target, "decl walk");
+}
+
+TEST(Pragmas, WrongTargetsAreErrorsAndDropped) {
+  unsigned Errors;
+  std::vector<Attachment> A = attach(R"cu(
+__global__ void k(int *p) {}
+void host(int *p) {
+#pragma cuda_rewrite aggregate
+  k<<<1, 1>>>(p);
+}
+#pragma cuda_rewrite systolic
+int x;
+#pragma cuda_rewrite pipeline model(fine)
+void h() {}
+)cu",
+                                     Errors);
+  EXPECT_EQ(Errors, 3u);
+  EXPECT_TRUE(A.empty());
+}
+
+TEST(Pragmas, SpellingRoundTrips) {
+  unsigned Errors;
+  std::vector<Attachment> A = attach(R"cu(
+__global__ void k(int *p) {}
+void host(int *p) {
+#pragma cuda_rewrite pipeline model(hybrid) config("tune.json")
+  k<<<1, 1>>>(p);
+}
+)cu",
+                                     Errors);
+  ASSERT_EQ(A.size(), 1u);
+  EXPECT_EQ(A[0].Directive, "pipeline model(hybrid) config(tune.json)");
+}

@@ -1,0 +1,73 @@
+//===- CompilationDatabase.cpp - Where compile commands come from ---------===//
+
+#include "tool/CompilationDatabase.h"
+#include "tool/NvccArgs.h"
+
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+
+using namespace clang::tooling;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+Expected<std::unique_ptr<CompilationDatabase>>
+loadCompilationDatabase(const ToolOptions &Opts) {
+  if (!Opts.BuildPath.empty()) {
+    std::string Error;
+    std::unique_ptr<CompilationDatabase> DB =
+        CompilationDatabase::loadFromDirectory(Opts.BuildPath, Error);
+    if (!DB)
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot load a compilation database from "
+                               "'%s': %s",
+                               Opts.BuildPath.c_str(), Error.c_str());
+    // Headers and files the build does not list get the command of the
+    // most similar file, as clangd does.
+    return inferMissingCompileCommands(std::move(DB));
+  }
+  std::vector<std::string> Args =
+      Opts.HasCompilerArgs ? Opts.CompilerArgs : std::vector<std::string>{};
+  return std::make_unique<FixedCompilationDatabase>(".", Args);
+}
+
+static bool isCudaSource(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext == ".cu" || Ext == ".cuh";
+}
+
+std::vector<std::string> sourcesToProcess(const ToolOptions &Opts,
+                                          const CompilationDatabase &DB) {
+  if (!Opts.Sources.empty())
+    return Opts.Sources;
+  std::vector<std::string> Files;
+  for (const std::string &File : DB.getAllFiles())
+    if (isCudaSource(File))
+      Files.push_back(File);
+  llvm::sort(Files);
+  return Files;
+}
+
+ArgumentsAdjuster commandAdjuster(const ToolOptions &Opts,
+                                  const CudaToolchain &TC, CudaSide Side) {
+  ArgumentsAdjuster Adjuster =
+      combineAdjusters(nvccArgumentsAdjuster(), cudaArgumentsAdjuster(TC, Side));
+  if (!Opts.ExtraArgsBefore.empty())
+    Adjuster = combineAdjusters(
+        Adjuster, getInsertArgumentAdjuster(Opts.ExtraArgsBefore,
+                                            ArgumentInsertPosition::BEGIN));
+  if (!Opts.ExtraArgs.empty())
+    Adjuster = combineAdjusters(
+        Adjuster,
+        getInsertArgumentAdjuster(Opts.ExtraArgs, ArgumentInsertPosition::END));
+  if (Side == CudaSide::Device)
+    // The host parse already reported clang's warnings for this file.
+    Adjuster = combineAdjusters(
+        Adjuster, getInsertArgumentAdjuster("-w", ArgumentInsertPosition::END));
+  return Adjuster;
+}
+
+} // namespace cuda_rewrite

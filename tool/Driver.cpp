@@ -1,0 +1,111 @@
+//===- Driver.cpp - cuda-rewrite from argv to exit status -----------------===//
+
+#include "tool/Driver.h"
+#include "analysis/GpuSpec.h"
+#include "tool/CompilationDatabase.h"
+#include "tool/CompilerArgs.h"
+#include "tool/FileProcessor.h"
+#include "tool/Options.h"
+#include "tool/Output.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+namespace {
+
+int fail(int Code, const Twine &Message) {
+  errs() << "cuda-rewrite: error: " << Message << "\n";
+  if (Code == ExitUsage)
+    errs() << "run 'cuda-rewrite --help' for usage\n";
+  return Code;
+}
+
+/// Processes every file, \p Jobs at a time; results keep input order.
+std::vector<FileResult>
+processAll(const ToolOptions &Opts,
+           const clang::tooling::CompilationDatabase &DB,
+           const CudaToolchain &Toolchain, const GpuSpec &Gpu,
+           ArrayRef<std::string> Files) {
+  std::vector<FileResult> Results(Files.size());
+  unsigned Jobs = Opts.Jobs ? Opts.Jobs : llvm::get_physical_cores();
+  Jobs = std::max(1u, std::min<unsigned>(Jobs, Files.size()));
+  if (Jobs == 1) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      Results[I] = processFile(Opts, DB, Toolchain, Gpu, Files[I]);
+    return Results;
+  }
+  DefaultThreadPool Pool(hardware_concurrency(Jobs));
+  for (size_t I = 0; I < Files.size(); ++I)
+    Pool.async([&, I] {
+      Results[I] = processFile(Opts, DB, Toolchain, Gpu, Files[I]);
+    });
+  Pool.wait();
+  return Results;
+}
+
+} // namespace
+
+int runCudaRewrite(int Argc, const char **Argv) {
+  Expected<ToolOptions> Parsed = parseCommandLine(Argc, Argv);
+  if (!Parsed)
+    return fail(ExitUsage, toString(Parsed.takeError()));
+  const ToolOptions &Opts = *Parsed;
+
+  Expected<GpuSpec> Gpu = selectGpuSpec(Opts.Gpu, Opts.GpuSpecFile);
+  if (!Gpu)
+    return fail(ExitUsage, toString(Gpu.takeError()));
+  Expected<CudaToolchain> Toolchain =
+      findCudaToolchain(Opts.CudaPath, Opts.Gpu);
+  if (!Toolchain)
+    return fail(ExitFailed, toString(Toolchain.takeError()));
+  auto DB = loadCompilationDatabase(Opts);
+  if (!DB)
+    return fail(ExitUsage, toString(DB.takeError()));
+
+  std::vector<std::string> Files = sourcesToProcess(Opts, **DB);
+  if (Files.empty()) {
+    errs() << "cuda-rewrite: warning: the compilation database lists no "
+              "CUDA files (.cu); nothing to do\n";
+    return ExitOk;
+  }
+
+  std::vector<FileResult> Results =
+      processAll(Opts, **DB, *Toolchain, *Gpu, Files);
+
+  bool AnyFailed = false;
+  std::vector<RewrittenFile> Rewritten;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    FileResult &R = Results[I];
+    errs() << R.Diagnostics;
+    if (Opts.Verbose) {
+      errs() << Files[I] << ": host-side parse "
+             << format("%.2f", R.HostParseSeconds) << " s";
+      if (R.ParsedDeviceSide)
+        errs() << ", device-side parse "
+               << format("%.2f", R.DeviceParseSeconds) << " s";
+      errs() << "\n";
+    }
+    if (R.Failed) {
+      AnyFailed = true;
+      continue;
+    }
+    if (Opts.List)
+      for (const ListEntry &Entry : R.Listing)
+        outs() << Files[I] << ":" << Entry.Text << "\n";
+    else
+      Rewritten.push_back(std::move(R.Output));
+  }
+  if (!Opts.List)
+    if (Error E = writeOutputs(Opts, Rewritten, outs()))
+      return fail(ExitFailed, toString(std::move(E)));
+  outs().flush();
+  return AnyFailed ? ExitFailed : ExitOk;
+}
+
+} // namespace cuda_rewrite

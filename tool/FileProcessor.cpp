@@ -1,0 +1,287 @@
+//===- FileProcessor.cpp - Parse, analyse and rewrite one file ------------===//
+
+#include "tool/FileProcessor.h"
+#include "analysis/Candidates.h"
+#include "analysis/CudaArchRegions.h"
+#include "analysis/Pragmas.h"
+#include "rewriters/common/EditSet.h"
+#include "rewriters/common/PassManager.h"
+#include "rewriters/common/Remarks.h"
+#include "tool/CompilationDatabase.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include <chrono>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+namespace {
+
+/// What one parse of the file produced.
+struct SideOutput {
+  bool Ok = false;
+  CudaArchRegions ArchRegions;
+  std::vector<unsigned> PragmaOffsets;
+  std::vector<ListEntry> Listing;
+  tooling::Replacements Edits;
+  std::string MainFileText;
+};
+
+struct SideSettings {
+  const ToolOptions &Opts;
+  const GpuSpec &Gpu;
+  /// This file's diagnostics buffer: printed in input order once all files
+  /// are done, so that -j does not interleave them.
+  raw_ostream &DiagStream;
+  /// Set for the device-side parse: it handles only what lies in these
+  /// __CUDA_ARCH__ blocks, the host-side parse everything else.
+  const CudaArchRegions *OnlyIn = nullptr;
+
+  bool keeps(unsigned Offset) const { return !OnlyIn || OnlyIn->contains(Offset); }
+};
+
+void reportError(DiagnosticsEngine &Diags, SourceLocation Loc,
+                 const Twine &Message) {
+  Diags.Report(Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
+      << Message.str();
+}
+
+/// Runs when the whole file is parsed: pragmas, candidates, passes, edits.
+class AnalysisConsumer : public ASTConsumer {
+public:
+  AnalysisConsumer(const SideSettings &Settings,
+                   std::vector<PragmaDirective> &Pragmas, SideOutput &Out)
+      : Settings(Settings), Pragmas(Pragmas), Out(Out) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    DiagnosticsEngine &Diags = Ctx.getDiagnostics();
+    const SourceManager &SM = Ctx.getSourceManager();
+    Out.MainFileText = SM.getBufferData(SM.getMainFileID()).str();
+    if (Diags.hasErrorOccurred())
+      return;
+    for (const PragmaDirective &P : Pragmas)
+      Out.PragmaOffsets.push_back(P.Offset);
+
+    std::vector<AttachedPragma> Attached = attachPragmas(Ctx, Pragmas);
+    if (Diags.hasErrorOccurred())
+      return;
+    const CudaArchRegions &Regions =
+        Settings.OnlyIn ? *Settings.OnlyIn : Out.ArchRegions;
+    std::vector<Candidate> Candidates;
+    for (Candidate &C : collectCandidates(Ctx, Attached, Regions))
+      if (Settings.keeps(C.Offset))
+        Candidates.push_back(std::move(C));
+
+    const ToolOptions &Opts = Settings.Opts;
+    PassOptions PassOpts{Opts.Passes, Opts.Auto};
+    if (Opts.List) {
+      Out.Listing = listEntries(Ctx, Candidates, Attached, PassOpts);
+      Out.Ok = true;
+      return;
+    }
+
+    EditSet Edits(SM);
+    for (const PragmaDirective &P : Pragmas)
+      if (Error E = Edits.removeLines(P.HashLoc, P.EndLoc))
+        return reportError(Diags, P.HashLoc,
+                           "cannot remove this pragma: " +
+                               toString(std::move(E)));
+    Remarks Remark(Diags, Opts.Remarks);
+    PassContext Context{Ctx, Settings.Gpu, Edits, Remark};
+    if (!runPasses(Context, Candidates, PassOpts))
+      return;
+    Expected<tooling::Replacements> Final = Edits.finalize();
+    if (!Final)
+      return reportError(Diags, SM.getLocForStartOfFile(SM.getMainFileID()),
+                         toString(Final.takeError()));
+    Out.Edits = std::move(*Final);
+    Out.Ok = !Diags.hasErrorOccurred();
+  }
+
+private:
+  const SideSettings &Settings;
+  std::vector<PragmaDirective> &Pragmas;
+  SideOutput &Out;
+};
+
+class SideAction : public ASTFrontendAction {
+public:
+  SideAction(const SideSettings &Settings, SideOutput &Out)
+      : Settings(Settings), Out(Out) {}
+
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    // "N errors generated." belongs with the file's other diagnostics.
+    CI.setVerboseOutputStream(Settings.DiagStream);
+    Preprocessor &PP = CI.getPreprocessor();
+    std::function<bool(unsigned)> Keep;
+    if (Settings.OnlyIn)
+      Keep = [this](unsigned Offset) { return Settings.keeps(Offset); };
+    PP.AddPragmaHandler(new CudaRewritePragmaHandler(Pragmas, Keep));
+    PP.addPPCallbacks(std::make_unique<CudaArchRegionRecorder>(
+        CI.getSourceManager(), Out.ArchRegions));
+    return true;
+  }
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef) override {
+    return std::make_unique<AnalysisConsumer>(Settings, Pragmas, Out);
+  }
+
+private:
+  const SideSettings &Settings;
+  SideOutput &Out;
+  std::vector<PragmaDirective> Pragmas;
+};
+
+class SideActionFactory : public tooling::FrontendActionFactory {
+public:
+  SideActionFactory(const SideSettings &Settings, SideOutput &Out)
+      : Settings(Settings), Out(Out) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<SideAction>(Settings, Out);
+  }
+
+private:
+  const SideSettings &Settings;
+  SideOutput &Out;
+};
+
+/// A database that answers with the first command only: a file the build
+/// compiles twice (say, for two targets) is still rewritten once.
+class FirstCommandDatabase : public tooling::CompilationDatabase {
+public:
+  explicit FirstCommandDatabase(const tooling::CompilationDatabase &Base)
+      : Base(Base) {}
+  std::vector<tooling::CompileCommand>
+  getCompileCommands(StringRef File) const override {
+    std::vector<tooling::CompileCommand> Commands =
+        Base.getCompileCommands(File);
+    if (Commands.size() > 1)
+      Commands.resize(1);
+    return Commands;
+  }
+
+private:
+  const tooling::CompilationDatabase &Base;
+};
+
+/// Parses \p Path once for \p Side, rendering diagnostics into \p DiagText.
+SideOutput runSide(const ToolOptions &Opts,
+                   const tooling::CompilationDatabase &DB,
+                   const CudaToolchain &Toolchain, const GpuSpec &Gpu,
+                   StringRef Path, CudaSide Side, const CudaArchRegions *OnlyIn,
+                   std::string &DiagText, double &Seconds) {
+  auto Start = std::chrono::steady_clock::now();
+  raw_string_ostream DiagStream(DiagText);
+  SideSettings Settings{Opts, Gpu, DiagStream, OnlyIn};
+  SideOutput Out;
+  FirstCommandDatabase FirstOnly(DB);
+  tooling::ClangTool Tool(FirstOnly, {Path.str()});
+  Tool.clearArgumentsAdjusters();
+  Tool.appendArgumentsAdjuster(commandAdjuster(Opts, Toolchain, Side));
+  Tool.setPrintErrorMessage(false);
+
+  DiagnosticOptions DiagOpts;
+  TextDiagnosticPrinter Printer(DiagStream, DiagOpts);
+  Tool.setDiagnosticConsumer(&Printer);
+
+  SideActionFactory Factory(Settings, Out);
+  if (Tool.run(&Factory) != 0)
+    Out.Ok = false;
+  Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          Start)
+                .count();
+  return Out;
+}
+
+/// Adds the device side's edits to the host side's; an edit both made is
+/// kept once, and a conflict fails the file.
+Error mergeEdits(tooling::Replacements &Into,
+                 const tooling::Replacements &From) {
+  for (const tooling::Replacement &R : From) {
+    if (llvm::is_contained(Into, R))
+      continue;
+    if (Error E = Into.add(R))
+      return E;
+  }
+  return Error::success();
+}
+
+} // namespace
+
+FileResult processFile(const ToolOptions &Opts,
+                       const tooling::CompilationDatabase &DB,
+                       const CudaToolchain &Toolchain, const GpuSpec &Gpu,
+                       StringRef Path) {
+  FileResult Result;
+  Result.Output.InputPath = Path.str();
+  SmallString<256> Absolute(Path);
+  sys::fs::make_absolute(Absolute);
+  sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  Result.Output.AbsolutePath = std::string(Absolute);
+  if (!sys::fs::is_regular_file(Path)) {
+    Result.Failed = true;
+    Result.Diagnostics = "error: no such file: '" + Path.str() + "'\n";
+    return Result;
+  }
+
+  SideOutput Host =
+      runSide(Opts, DB, Toolchain, Gpu, Path, CudaSide::Host, nullptr,
+              Result.Diagnostics, Result.HostParseSeconds);
+  if (!Host.Ok) {
+    Result.Failed = true;
+    return Result;
+  }
+  Result.Listing = std::move(Host.Listing);
+  tooling::Replacements Edits = std::move(Host.Edits);
+
+  if (!Host.ArchRegions.empty()) {
+    Result.ParsedDeviceSide = true;
+    SideOutput Device = runSide(Opts, DB, Toolchain, Gpu, Path,
+                                CudaSide::Device, &Host.ArchRegions,
+                                Result.Diagnostics, Result.DeviceParseSeconds);
+    if (!Device.Ok) {
+      Result.Failed = true;
+      return Result;
+    }
+    for (ListEntry &Entry : Device.Listing)
+      if (!llvm::any_of(Result.Listing, [&](const ListEntry &E) {
+            return E.Offset == Entry.Offset && E.Text == Entry.Text;
+          }))
+        Result.Listing.push_back(std::move(Entry));
+    llvm::stable_sort(Result.Listing, [](const ListEntry &A, const ListEntry &B) {
+      return A.Offset < B.Offset;
+    });
+    if (Error E = mergeEdits(Edits, Device.Edits)) {
+      Result.Failed = true;
+      Result.Diagnostics += Path.str() + ": error: host-side and device-side "
+                                         "rewrites conflict: " +
+                            toString(std::move(E)) + "\n";
+      return Result;
+    }
+  }
+
+  Result.Output.Original = std::move(Host.MainFileText);
+  Expected<std::string> Rewritten =
+      tooling::applyAllReplacements(Result.Output.Original, Edits);
+  if (!Rewritten) {
+    Result.Failed = true;
+    Result.Diagnostics += Path.str() + ": error: cannot apply the edits: " +
+                          toString(Rewritten.takeError()) + "\n";
+    return Result;
+  }
+  Result.Output.Rewritten = std::move(*Rewritten);
+  Result.Output.Edits = std::move(Edits);
+  return Result;
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,61 @@
+//===- Options.h - cuda-rewrite's command line ------------------*- C++ -*-===//
+//
+// The contract of DESIGN.md section 2. Parsing is llvm::cl; the checks
+// between options live in validateOptions() so that they are unit-tested.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_TOOL_OPTIONS_H
+#define CUDA_REWRITE_TOOL_OPTIONS_H
+
+#include "rewriters/common/PassRegistry.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// Exit statuses (DESIGN.md section 2).
+enum ExitCode : int { ExitOk = 0, ExitFailed = 1, ExitUsage = 2 };
+
+struct ToolOptions {
+  std::vector<std::string> Sources;
+  std::string BuildPath;                 ///< -p: holds compile_commands.json.
+  bool HasCompilerArgs = false;          ///< A `--` was given.
+  std::vector<std::string> CompilerArgs; ///< What follows `--`.
+  std::vector<std::string> ExtraArgs, ExtraArgsBefore;
+
+  std::string OutputFile; ///< -o
+  std::string OutputDir;  ///< --output-dir
+  bool InPlace = false;   ///< -i
+  bool Diff = false;
+  std::string ExportFixes;
+  bool List = false;
+  bool Remarks = false;
+  bool Auto = false;
+  std::string Only, Disable;
+  PassSet Passes = PassSet::all();
+
+  std::string Gpu = "sm_90";
+  std::string GpuSpecFile;
+  std::string CudaPath;
+  unsigned Jobs = 0; ///< 0: one per core.
+  bool Verbose = false; ///< Per-file parse times on stderr.
+
+  /// Whether the rewritten text of each file is printed on stdout.
+  bool printsRewrittenToStdout() const {
+    return !List && !Diff && ExportFixes.empty() && OutputFile.empty() &&
+           OutputDir.empty() && !InPlace;
+  }
+};
+
+/// Parses argv (program name first). --help and --version print and exit
+/// the process, as llvm::cl does. A usage problem is returned as an Error
+/// whose message is ready to print.
+llvm::Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv);
+
+/// Checks combinations of options and fills Passes from Only/Disable.
+llvm::Error validateOptions(ToolOptions &Opts);
+
+} // namespace cuda_rewrite
+
+#endif
