@@ -1413,6 +1413,24 @@ MemoryKind StencilAnalyzer::memoryKind(const VarDecl *Root) const {
   return MemoryKind::ThreadLocal;
 }
 
+/// Whether the lvalue \p E, a child of the call or declaration \p P,
+/// initialises a reference to const.
+bool isBoundToConstReference(const Stmt *E, const Stmt *P) {
+  QualType Bound;
+  if (const auto *DS = dyn_cast<DeclStmt>(P)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() == E)
+        Bound = V->getType();
+  } else if (const auto *Call = dyn_cast<CallExpr>(P)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    for (unsigned I = 0; FD && I < Call->getNumArgs(); ++I)
+      if (Call->getArg(I) == E && I < FD->getNumParams())
+        Bound = FD->getParamDecl(I)->getType();
+  }
+  return !Bound.isNull() && Bound->isReferenceType() &&
+         Bound->getPointeeType().isConstQualified();
+}
+
 /// Whether an access reads, writes or both, from the expression around it.
 Usage StencilAnalyzer::usageOf(const Expr *Access) const {
   if (isLoadIntrinsicCall(Access))
@@ -1449,10 +1467,11 @@ Usage StencilAnalyzer::usageOf(const Expr *Access) const {
     }
     if (isa<UnaryExprOrTypeTraitExpr>(P))
       return Usage::None;
-    // Bound to a reference (a call argument, `T &r = a[i]`): it may be
-    // written through it.
+    // Bound to a reference (`const T &r = a[i]`, a call argument): read
+    // when the reference is, and written through it unless it is const.
     if (isa<CallExpr, DeclStmt>(P))
-      return Usage::ReadWrite;
+      return isBoundToConstReference(Cur, P) ? Usage::Read
+                                             : Usage::ReadWrite;
     return Usage::Read;
   }
   return Usage::None;

@@ -38,7 +38,8 @@
 # Rewritten code that keeps device-side launches still needs relocatable
 # device code, which a library target cannot impose on a consumer:
 #   set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
-#   target_link_libraries(app PRIVATE CUDA::cudadevrt)
+#   target_link_libraries(app PRIVATE CUDA::cudadevrt)   # CMake >= 3.26
+# (older CMake links cudadevrt with the default static CUDA runtime).
 #
 # Limits: a source is rewritten once per directory (one output path), so two
 # targets of one directory cannot both rewrite the same file; the tool reports

@@ -67,20 +67,23 @@ Error writeOutputs(const ToolOptions &Opts, ArrayRef<RewrittenFile> Files,
     if (Error E = writeFileAtomically(Opts.ExportFixes, exportFixesYaml(Files)))
       return E;
 
-  if (!Opts.OutputFile.empty())
+  // -o has one input; it is absent here when it failed to parse.
+  if (!Opts.OutputFile.empty() && !Files.empty())
     return writeFileAtomically(Opts.OutputFile, Files.front().Rewritten);
 
   if (!Opts.OutputDir.empty()) {
-    std::set<std::string> Written;
-    for (const RewrittenFile &F : Files) {
-      std::string Path = outputDirPath(Opts.OutputDir, F.InputPath);
-      if (!Written.insert(Path).second)
+    // Check every path before writing any, so a clash writes nothing.
+    std::set<std::string> Paths;
+    for (const RewrittenFile &F : Files)
+      if (!Paths.insert(outputDirPath(Opts.OutputDir, F.InputPath)).second)
         return createStringError(inconvertibleErrorCode(),
                                  "two inputs map to '%s' under --output-dir",
-                                 Path.c_str());
-      if (Error E = writeFileAtomically(Path, F.Rewritten))
+                                 outputDirPath(Opts.OutputDir, F.InputPath)
+                                     .c_str());
+    for (const RewrittenFile &F : Files)
+      if (Error E = writeFileAtomically(
+              outputDirPath(Opts.OutputDir, F.InputPath), F.Rewritten))
         return E;
-    }
   }
 
   if (Opts.InPlace)

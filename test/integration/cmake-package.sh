@@ -16,19 +16,16 @@ case $build_dir in
   *) [ -d "$build_dir" ] || build_dir=$repo/$build_dir ;;
 esac
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/cuda-rewrite-cmake-package.XXXXXX")
-prefix=$work/prefix
-src=$work/example
-bld=$work/build
-log=$work/log
+work=
+log=
 
 fail() {
   echo "FAIL: cmake-package: $*" >&2
-  if [ -s "$log" ]; then
+  if [ -n "$log" ] && [ -s "$log" ]; then
     echo "--- last output ($log) ---" >&2
     tail -n 40 "$log" >&2
   fi
-  echo "work directory kept: $work" >&2
+  [ -n "$work" ] && echo "work directory kept: $work" >&2
   echo "0 passed, 1 failed"
   exit 1
 }
@@ -56,6 +53,13 @@ nvcc=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 generator=("-G" "Unix Makefiles")
 command -v ninja >/dev/null && generator=("-G" "Ninja")
 
+work=$(mktemp -d "${TMPDIR:-/tmp}/cuda-rewrite-cmake-package.XXXXXX") ||
+  fail "cannot create a work directory"
+prefix=$work/prefix
+src=$work/example
+bld=$work/build
+log=$work/log
+
 step "install $build_dir into $prefix" \
   cmake --install "$build_dir" --prefix "$prefix"
 for f in bin/cuda-rewrite include/cuda_rewrite/runtime.cuh \
@@ -82,7 +86,7 @@ step "build the example" cmake --build "$bld"
 rewritten=$bld/cuda_rewrite/src/main.cu
 grep -q "Rewriting" "$log" || fail "the build did not run the rewrite step"
 [ -f "$rewritten" ] || fail "no rewritten source $rewritten"
-if grep -n "#[[:space:]]*pragma[[:space:]]\+cuda_rewrite" "$rewritten" >&2; then
+if grep -nE "#[[:space:]]*pragma[[:space:]]+cuda_rewrite|_Pragma\(\"cuda_rewrite" "$rewritten" >&2; then
   fail "$rewritten still has cuda_rewrite pragmas"
 fi
 [ -x "$bld/app" ] || fail "no executable $bld/app"

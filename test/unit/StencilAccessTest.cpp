@@ -710,8 +710,8 @@ __global__ void k(const float *a, const float *b, float *out) {
 }
 )");
   ASSERT_TRUE(A.Result) << A.Result.Refusal;
-  EXPECT_EQ(A.describe(), "1D irregular radius 1: 3 points (-1) (0) (1) into "
-                          "out from a, b");
+  EXPECT_EQ(A.describe(), "1D box radius 1: 3 points (-1) (0) (1) into out "
+                          "from a, b");
   // a[i - 1] * b[i] is not linear in either read.
   EXPECT_EQ(weights(A.shape()), "-1,0,0=? 0,0,0=? 1,0,0=1");
   EXPECT_EQ(A.shape().Points[1].Input->getName(), "b");
@@ -1424,7 +1424,8 @@ TEST(StencilAccessRefusalTest, RefusalsNeverCrashOnOddCode) {
       R"(__global__ void k(float *o, const float *i) {
            int x = threadIdx.x; auto f = [&](int j) { return i[j]; }; o[x] = f(x); })",
       R"(__global__ void k(float *o, const float *i) {
-           unsigned x = threadIdx.x; for (int t = 0; t < 2; ++t) { int u = t / 0; o[x] = i[x + u]; } })",
+           unsigned x = threadIdx.x; int z = 0;
+           for (int t = 0; t < 2; ++t) { o[x] = i[x + t / z]; } })",
   };
   for (const char *Code : Sources) {
     Analysis A = analyze(Code);
