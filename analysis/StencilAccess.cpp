@@ -1986,6 +1986,12 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
     std::optional<StencilOffset> Off = solveOffset(L, Rest, Read.E);
     if (!Off)
       return refuse(LastFail);
+    for (unsigned D = 0; D != NumDims; ++D)
+      if (Off->get(D) > MaxStencilRadius || Off->get(D) < -MaxStencilRadius)
+        return refuse(Read.E->getBeginLoc(),
+                      "a read of " + Name + " is more than " +
+                          std::to_string(MaxStencilRadius) +
+                          " points away from the output");
     StencilPoint P;
     P.Offset = *Off;
     P.Input = Read.Addr->Root;
@@ -2222,7 +2228,7 @@ WeightTemplate StencilAnalyzer::accumulatorWeight(const VarDecl *V,
   auto Found = AccWeights.find(V);
   if (Found != AccWeights.end())
     return Found->second;
-  if (Depth > 8 || !V->getInit() || !V->getType()->isArithmeticType() ||
+  if (Depth > 8 || !V->getInit() || !V->getType().getNonReferenceType()->isArithmeticType() ||
       !AccInProgress.insert(V).second)
     return unknownWeight();
   WeightTemplate Result = unknownWeight();

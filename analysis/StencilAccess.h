@@ -147,6 +147,8 @@ struct StencilResult {
 /// Most offsets a kernel may have after loop expansion; beyond it the
 /// analysis refuses rather than enumerating.
 constexpr size_t MaxStencilOffsets = 4096;
+/// Largest |offset| in any dimension; a read farther away is no neighbour.
+constexpr int64_t MaxStencilRadius = 4096;
 
 /// Analyses a __global__ function with a body.
 StencilResult analyzeStencil(const clang::FunctionDecl &Kernel);

@@ -213,7 +213,10 @@ bool verify(const Run &run, bool allGranted) {
              "%#llx)",
              i, request.bytes, (unsigned long long)address,
              (unsigned long long)base, (unsigned long long)end);
-      intervals.push_back({address, address + request.bytes, i});
+      // A zero-byte allocation owns no memory: its address may equal the
+      // next allocation's.
+      if (request.bytes > 0)
+        intervals.push_back({address, address + request.bytes, i});
     }
     reserved += offset + alignment - kPoolAlignment;
   }
@@ -227,8 +230,13 @@ bool verify(const Run &run, bool allGranted) {
       [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
   for (std::size_t k = 1; k < intervals.size(); ++k)
     EXPECT(intervals[k - 1].end <= intervals[k].begin,
-           "threads %zu and %zu got overlapping memory",
-           intervals[k - 1].thread, intervals[k].thread);
+           "threads %zu and %zu got overlapping memory: [%#llx, %#llx) and "
+           "[%#llx, %#llx)",
+           intervals[k - 1].thread, intervals[k].thread,
+           (unsigned long long)intervals[k - 1].begin,
+           (unsigned long long)intervals[k - 1].end,
+           (unsigned long long)intervals[k].begin,
+           (unsigned long long)intervals[k].end);
   for (const Interval &interval : intervals)
     for (std::uintptr_t byte = interval.begin; byte < interval.end; ++byte) {
       const std::size_t at = byte - base;

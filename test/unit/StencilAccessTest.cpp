@@ -1433,4 +1433,48 @@ TEST(StencilAccessRefusalTest, RefusalsNeverCrashOnOddCode) {
   }
 }
 
+TEST(StencilAccessRefusalTest, FarOffset) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  out[x] = in[x + 1] + in[x + 100000];
+}
+)");
+  EXPECT_EQ(A.refusal(),
+            "a read of 'in' is more than 4096 points away from the output");
+}
+
+TEST(StencilAccessTest, TemplateInstantiationIsAnalysed) {
+  std::unique_ptr<clang::ASTUnit> AST = parseCuda(R"(
+template <typename T, int R>
+__global__ void k(const T *in, T *out, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < R || x >= n - R) return;
+  T s = 0;
+  for (int i = -R; i <= R; ++i)
+    s += in[x + i];
+  out[x] = s / T(2 * R + 1);
+}
+template __global__ void k<double, 2>(const double *, double *, int);
+)");
+  ASSERT_TRUE(AST);
+  const clang::FunctionDecl *Pattern = findFunction(*AST, "k");
+  ASSERT_TRUE(Pattern && Pattern->getDescribedFunctionTemplate());
+  std::vector<const clang::FunctionDecl *> Specs(
+      Pattern->getDescribedFunctionTemplate()->spec_begin(),
+      Pattern->getDescribedFunctionTemplate()->spec_end());
+  ASSERT_EQ(Specs.size(), 1u);
+  StencilResult R = analyzeStencil(*Specs[0]);
+  ASSERT_TRUE(R) << R.Refusal;
+  EXPECT_EQ(describeOffsets(*R.Shape), "1D box radius 2: 5 points (-2) (-1) "
+                                       "(0) (1) (2) into out from in");
+  EXPECT_EQ(R.Shape->Element, ElementKind::Double);
+  EXPECT_DOUBLE_EQ(R.Shape->Points[0].Weight.Scale, 0.2);
+  EXPECT_EQ(R.Shape->Guard, "!(x < R || x >= n - R)");
+  std::string Bounds;
+  for (const CoordinateBound &B : R.Shape->Bounds)
+    Bounds += B.describe() + ";";
+  EXPECT_EQ(Bounds, "x >= 2;x < n - 2;");
+}
+
 } // namespace
