@@ -216,6 +216,37 @@ private:
 
 } // namespace
 
+bool mainFileHasCudaCode(ASTContext &Ctx) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const SourceManager &SM;
+    bool Found = false;
+    explicit Finder(const SourceManager &SM) : SM(SM) {}
+    bool inMainFile(const Decl *D) const {
+      return SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation()));
+    }
+    bool VisitFunctionDecl(FunctionDecl *F) {
+      if (inMainFile(F) && (F->hasAttr<CUDAGlobalAttr>() ||
+                            F->hasAttr<CUDADeviceAttr>()))
+        Found = true;
+      return !Found;
+    }
+    bool VisitVarDecl(VarDecl *V) {
+      if (inMainFile(V) &&
+          (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<CUDAConstantAttr>() ||
+           V->hasAttr<CUDASharedAttr>()))
+        Found = true;
+      return !Found;
+    }
+    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
+      if (SM.isWrittenInMainFile(SM.getExpansionLoc(Call->getBeginLoc())))
+        Found = true;
+      return !Found;
+    }
+  } Finder(Ctx.getSourceManager());
+  Finder.TraverseAST(Ctx);
+  return Finder.Found;
+}
+
 std::vector<Candidate> collectCandidates(ASTContext &Ctx,
                                          ArrayRef<AttachedPragma> Pragmas,
                                          const CudaArchRegions &ArchRegions) {

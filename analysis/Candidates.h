@@ -57,6 +57,11 @@ collectCandidates(clang::ASTContext &Ctx,
                   llvm::ArrayRef<AttachedPragma> Pragmas,
                   const CudaArchRegions &ArchRegions);
 
+/// Whether the main file has any CUDA of its own: a __global__ or
+/// __device__ function, a __device__/__constant__/__shared__ variable, or a
+/// kernel launch.
+bool mainFileHasCudaCode(clang::ASTContext &Ctx);
+
 } // namespace cuda_rewrite
 
 #endif

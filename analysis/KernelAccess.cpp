@@ -44,46 +44,6 @@ struct UseEffect {
   std::string Why;
 };
 
-UseEffect readEffect() {
-  UseEffect E;
-  E.Read = true;
-  return E;
-}
-UseEffect writeEffect() {
-  UseEffect E;
-  E.Written = true;
-  return E;
-}
-UseEffect readWriteEffect() {
-  UseEffect E;
-  E.Read = E.Written = true;
-  return E;
-}
-UseEffect noEffect() { return UseEffect(); }
-UseEffect escapeEffect(const Stmt *Where, std::string Why) {
-  UseEffect E;
-  E.Read = E.Written = E.Escapes = true;
-  E.Loc = Where->getBeginLoc();
-  E.Why = std::move(Why);
-  return E;
-}
-
-/// Whether a variable holds an address the analysis tracks: a data pointer
-/// or a reference.
-bool isTrackedType(QualType T) {
-  if (T->isReferenceType())
-    return true;
-  return T->isPointerType() && !T->isFunctionPointerType();
-}
-
-/// A reference to a pointer (`float *&r`) is handled like the pointer.
-bool holdsPointer(const VarDecl *V) {
-  QualType T = V->getType();
-  if (const auto *Ref = T->getAs<ReferenceType>())
-    T = Ref->getPointeeType();
-  return T->isPointerType();
-}
-
 /// What the walk up from a use currently holds.
 enum class Form {
   PointerVar,   ///< An lvalue naming the pointer variable itself.
@@ -99,14 +59,58 @@ struct Step {
   Form NextForm = Form::PointerValue;
 };
 
-Step done(UseEffect E) { return Step{std::move(E), nullptr, Form::Element}; }
-Step next(const Expr *E, Form F) { return Step{std::nullopt, E, F}; }
-
 /// Load and store intrinsics and math functions with output pointers, by
 /// name; only trusted when declared in a system header.
 enum class KnownCall { None, Atomic, Load, Store, Copy, Set, MathOut };
 
-KnownCall classifyKnownCall(StringRef Name) {
+} // namespace
+
+static UseEffect readEffect() {
+  UseEffect E;
+  E.Read = true;
+  return E;
+}
+static UseEffect writeEffect() {
+  UseEffect E;
+  E.Written = true;
+  return E;
+}
+static UseEffect readWriteEffect() {
+  UseEffect E;
+  E.Read = E.Written = true;
+  return E;
+}
+static UseEffect noEffect() { return UseEffect(); }
+static UseEffect escapeEffect(const Stmt *Where, std::string Why) {
+  UseEffect E;
+  E.Read = E.Written = E.Escapes = true;
+  E.Loc = Where->getBeginLoc();
+  E.Why = std::move(Why);
+  return E;
+}
+
+/// Whether a variable holds an address the analysis tracks: a data pointer
+/// or a reference.
+static bool isTrackedType(QualType T) {
+  if (T->isReferenceType())
+    return true;
+  return T->isPointerType() && !T->isFunctionPointerType();
+}
+
+/// A reference to a pointer (`float *&r`) is handled like the pointer.
+static bool holdsPointer(const VarDecl *V) {
+  QualType T = V->getType();
+  if (const auto *Ref = T->getAs<ReferenceType>())
+    T = Ref->getPointeeType();
+  return T->isPointerType();
+}
+
+static Step done(UseEffect E) {
+  return Step{std::move(E), nullptr, Form::Element};
+}
+static Step next(const Expr *E, Form F) { return Step{std::nullopt, E, F}; }
+
+static KnownCall classifyKnownCall(StringRef Name) {
   if (Name.starts_with("atomic") || Name.starts_with("__atomic") ||
       Name.starts_with("__nv_atomic"))
     return KnownCall::Atomic;
@@ -131,8 +135,8 @@ KnownCall classifyKnownCall(StringRef Name) {
 }
 
 /// The effect on argument \p ArgIndex of a call to a known function.
-UseEffect knownCallEffect(KnownCall Kind, unsigned ArgIndex,
-                          const CallExpr *Call, StringRef Name) {
+static UseEffect knownCallEffect(KnownCall Kind, unsigned ArgIndex,
+                                 const CallExpr *Call, StringRef Name) {
   switch (Kind) {
   case KnownCall::Atomic:
     if (ArgIndex == 0)
@@ -164,11 +168,13 @@ UseEffect knownCallEffect(KnownCall Kind, unsigned ArgIndex,
   return escapeEffect(Call, "passed to '" + Name.str() + "'");
 }
 
-bool isTrivialCopyOrMoveAssignment(const FunctionDecl *FD) {
+static bool isTrivialCopyOrMoveAssignment(const FunctionDecl *FD) {
   const auto *M = dyn_cast_or_null<CXXMethodDecl>(FD);
   return M && M->isTrivial() &&
          (M->isCopyAssignmentOperator() || M->isMoveAssignmentOperator());
 }
+
+namespace {
 
 /// Computes ParamAccess for every parameter of a function, following calls
 /// into functions with visible bodies (memoized, recursion escapes).
@@ -203,6 +209,8 @@ private:
   llvm::SmallPtrSet<const FunctionDecl *, 8> InProgress;
   static constexpr unsigned MaxCallDepth = 16;
 };
+
+} // namespace
 
 bool AccessAnalyzer::isLocalAlias(const VarDecl *V,
                                   const FunctionDecl *F) const {
@@ -263,7 +271,7 @@ UseEffect AccessAnalyzer::classifyUse(const Scan &S, const DeclRefExpr *Ref) {
 }
 
 /// Wrappers that do not change what an expression denotes.
-bool isTransparent(const Stmt *Parent) {
+static bool isTransparent(const Stmt *Parent) {
   return isa<ParenExpr, FullExpr>(Parent);
 }
 
@@ -365,7 +373,8 @@ Step AccessAnalyzer::stepPointerValue(const Expr *Cur, const Stmt *Parent) {
     return done(escapeEffect(UO, "used in an unsupported operator"));
   }
   if (const auto *ME = dyn_cast<MemberExpr>(Parent)) {
-    if (ME->isArrow() && ME->getBase() == Cur && !isa<CXXMethodDecl>(ME->getMemberDecl()))
+    if (ME->isArrow() && ME->getBase() == Cur &&
+        !isa<CXXMethodDecl>(ME->getMemberDecl()))
       return next(ME, Form::Element);
     return done(escapeEffect(ME, "used to call a member function"));
   }
@@ -518,8 +527,8 @@ UseEffect AccessAnalyzer::resolveCall(const UseEffect &Use) {
     return escapeEffect(Use.Call, "passed to '" + Name +
                                       "', whose body is not available");
   if (Use.ArgIndex >= Def->getNumParams())
-    return escapeEffect(Use.Call, "passed as a variadic argument to '" +
-                                      Name + "'");
+    return escapeEffect(Use.Call,
+                        "passed as a variadic argument to '" + Name + "'");
   const std::vector<ParamAccess> *Summary = summarize(*Def);
   if (!Summary)
     return escapeEffect(Use.Call,
@@ -589,10 +598,7 @@ AccessAnalyzer::summarize(const FunctionDecl &F) {
   return &(Memo[Def] = std::move(Result));
 }
 
-} // namespace
-
-std::vector<ParamAccess>
-analyzeKernelParamAccess(const FunctionDecl &Kernel) {
+std::vector<ParamAccess> analyzeKernelParamAccess(const FunctionDecl &Kernel) {
   AccessAnalyzer Analyzer(Kernel.getASTContext());
   const std::vector<ParamAccess> *All = Analyzer.summarize(Kernel);
   std::vector<ParamAccess> Result;

@@ -1,4 +1,5 @@
-//===- KernelAccess.h - How a kernel uses its pointer parameters -*- C++ -*-===//
+//===- KernelAccess.h - How a kernel uses its pointer parameters -*- C++
+//-*-===//
 //
 // Which buffers a kernel reads and which it writes. Passes trust the answer:
 // fusion keeps a buffer in registers only if no stage writes it, the systolic

@@ -37,16 +37,18 @@ using namespace clang;
 
 namespace cuda_rewrite {
 
-namespace {
+static constexpr unsigned NumDims = 3;
+static const char *const DimNames[NumDims] = {"x", "y", "z"};
 
-constexpr unsigned NumDims = 3;
-const char *const DimNames[NumDims] = {"x", "y", "z"};
-
-std::string quote(llvm::StringRef Name) { return "'" + Name.str() + "'"; }
+static std::string quote(llvm::StringRef Name) {
+  return "'" + Name.str() + "'";
+}
 
 //===----------------------------------------------------------------------===//
 // Symbols of index polynomials
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 enum class SymKind {
   Coord,     ///< A thread coordinate: threadIdx.d + blockIdx.d * K_d.
@@ -114,22 +116,20 @@ public:
     return K == SymKind::ThreadIdx || K == SymKind::BlockIdx;
   }
   bool isCoord(SymbolId S) const { return Infos[S].Kind == SymKind::Coord; }
-  bool isLoopVar(SymbolId S) const {
-    return Infos[S].Kind == SymKind::LoopVar;
-  }
-  bool isDerived(SymbolId S) const {
-    return Infos[S].Kind == SymKind::Derived;
-  }
+  bool isLoopVar(SymbolId S) const { return Infos[S].Kind == SymKind::LoopVar; }
+  bool isDerived(SymbolId S) const { return Infos[S].Kind == SymKind::Derived; }
   /// A loop variable, or a value computed from loop variables.
-  bool variesWithLoops(SymbolId S) const { return isLoopVar(S) || isDerived(S); }
+  bool variesWithLoops(SymbolId S) const {
+    return isLoopVar(S) || isDerived(S);
+  }
   /// Whether \p P depends on \p Loop, directly or through derived symbols.
   bool dependsOn(const AffineExpr &P, SymbolId Loop) const {
     return P.mentionsAny([&](SymbolId S) {
       return S == Loop ||
-             (isDerived(S) && llvm::any_of(Infos[S].Operands,
-                                           [&](const AffineExpr &O) {
-                                             return dependsOn(O, Loop);
-                                           }));
+             (isDerived(S) &&
+              llvm::any_of(Infos[S].Operands, [&](const AffineExpr &O) {
+                return dependsOn(O, Loop);
+              }));
     });
   }
 
@@ -153,6 +153,8 @@ private:
   std::map<std::pair<const void *, const void *>, SymbolId> Keys;
 };
 
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Small AST helpers
 //===----------------------------------------------------------------------===//
@@ -160,7 +162,7 @@ private:
 /// threadIdx.x and friends: clang declares them as structs with
 /// __declspec(property) members, so `threadIdx.x` is a PseudoObjectExpr over
 /// an MSPropertyRefExpr.
-std::optional<std::pair<SymKind, unsigned>> cudaBuiltin(const Expr *E) {
+static std::optional<std::pair<SymKind, unsigned>> cudaBuiltin(const Expr *E) {
   const auto *POE = dyn_cast<PseudoObjectExpr>(E->IgnoreParenImpCasts());
   if (!POE)
     return std::nullopt;
@@ -193,7 +195,7 @@ std::optional<std::pair<SymKind, unsigned>> cudaBuiltin(const Expr *E) {
 /// An lvalue that names memory through a pointer or array: `p[i]`, `*p`,
 /// `p->f`. Array-typed intermediates (`a[y]` of `float a[H][W]`) are parts
 /// of a larger access and are not accesses themselves.
-bool isAccessExpr(const Expr *E) {
+static bool isAccessExpr(const Expr *E) {
   if (E->getType()->isArrayType())
     return false;
   if (isa<ArraySubscriptExpr>(E))
@@ -205,26 +207,26 @@ bool isAccessExpr(const Expr *E) {
   return false;
 }
 
-bool isInSystemHeader(const Decl *D) {
+static bool isInSystemHeader(const Decl *D) {
   return D->getASTContext().getSourceManager().isInSystemHeader(
       D->getLocation());
 }
 
 /// The CUDA load intrinsics, `__ldg(p)` reads *p.
-bool isLoadIntrinsic(const FunctionDecl *FD) {
+static bool isLoadIntrinsic(const FunctionDecl *FD) {
   static const llvm::StringSet<> Names = {"__ldg",  "__ldca", "__ldcg",
                                           "__ldcs", "__ldlu", "__ldcv"};
   return FD && FD->getIdentifier() && isInSystemHeader(FD) &&
          Names.contains(FD->getNameAsString()) && FD->getNumParams() == 1;
 }
 
-bool isLoadIntrinsicCall(const Stmt *S) {
+static bool isLoadIntrinsicCall(const Stmt *S) {
   const auto *Call = dyn_cast<CallExpr>(S);
   return Call && isLoadIntrinsic(Call->getDirectCallee());
 }
 
 /// fma(a, b, c) = a * b + c, for weights.
-bool isFmaCall(const CallExpr *Call) {
+static bool isFmaCall(const CallExpr *Call) {
   static const llvm::StringSet<> Names = {
       "fmaf",      "fma",      "__fmaf_rn", "__fmaf_rz", "__fmaf_ru",
       "__fmaf_rd", "__fma_rn", "__fma_rz",  "__fma_ru",  "__fma_rd"};
@@ -235,7 +237,7 @@ bool isFmaCall(const CallExpr *Call) {
 
 /// The children of S, seeing only the syntactic form of pseudo-objects
 /// (whose semantic form repeats the operands and calls property getters).
-llvm::SmallVector<const Stmt *, 4> syntacticChildren(const Stmt *S) {
+static llvm::SmallVector<const Stmt *, 4> syntacticChildren(const Stmt *S) {
   llvm::SmallVector<const Stmt *, 4> Result;
   if (const auto *POE = dyn_cast<PseudoObjectExpr>(S)) {
     Result.push_back(POE->getSyntacticForm());
@@ -246,6 +248,8 @@ llvm::SmallVector<const Stmt *, 4> syntacticChildren(const Stmt *S) {
       Result.push_back(Child);
   return Result;
 }
+
+namespace {
 
 /// Visits the body in source order, seeing pseudo-objects syntactically.
 template <typename Derived>
@@ -259,18 +263,20 @@ struct SyntacticVisitor : RecursiveASTVisitor<Derived> {
   }
 };
 
-std::string formatNumber(double V) {
+} // namespace
+
+static std::string formatNumber(double V) {
   std::string S;
   llvm::raw_string_ostream OS(S);
   OS << llvm::format("%g", V);
   return S;
 }
 
-const char *opSpelling(BinaryOperatorKind Op) {
+static const char *opSpelling(BinaryOperatorKind Op) {
   return BinaryOperator::getOpcodeStr(Op).data();
 }
 
-BinaryOperatorKind negateComparison(BinaryOperatorKind Op) {
+static BinaryOperatorKind negateComparison(BinaryOperatorKind Op) {
   switch (Op) {
   case BO_LT:
     return BO_GE;
@@ -288,7 +294,7 @@ BinaryOperatorKind negateComparison(BinaryOperatorKind Op) {
 }
 
 /// a Op b  <=>  b Op' a.
-BinaryOperatorKind swapComparison(BinaryOperatorKind Op) {
+static BinaryOperatorKind swapComparison(BinaryOperatorKind Op) {
   switch (Op) {
   case BO_LT:
     return BO_GT;
@@ -306,6 +312,8 @@ BinaryOperatorKind swapComparison(BinaryOperatorKind Op) {
 //===----------------------------------------------------------------------===//
 // What the analysis collects
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 /// Why a called function is not allowed; SideEffect is false when it only
 /// reads memory the offsets would not see.
@@ -383,16 +391,17 @@ struct WeightTemplate {
   std::string SourceName;
   std::optional<double> Value;
   llvm::SmallVector<AffineExpr, 2> FilterSubs;
-  bool FilterSubsKnown = false;
 };
 
-WeightTemplate unknownWeight() {
+} // namespace
+
+static WeightTemplate unknownWeight() {
   WeightTemplate W;
   W.K = StencilCoefficient::Unknown;
   return W;
 }
 
-WeightTemplate literalWeight(double V) {
+static WeightTemplate literalWeight(double V) {
   WeightTemplate W;
   W.Scale = V;
   return W;
@@ -400,7 +409,8 @@ WeightTemplate literalWeight(double V) {
 
 /// A product of weights stays understood when at most one factor is not a
 /// literal.
-WeightTemplate multiply(const WeightTemplate &A, const WeightTemplate &B) {
+static WeightTemplate multiply(const WeightTemplate &A,
+                               const WeightTemplate &B) {
   if (A.K == StencilCoefficient::Unknown || B.K == StencilCoefficient::Unknown)
     return unknownWeight();
   if (A.K == StencilCoefficient::Literal) {
@@ -415,6 +425,8 @@ WeightTemplate multiply(const WeightTemplate &A, const WeightTemplate &B) {
   }
   return unknownWeight();
 }
+
+namespace {
 
 /// Where the value of a read ends up.
 struct Sink {
@@ -482,14 +494,13 @@ private:
   bool checkInputs();
   bool expandReads();
   bool expandRead(const Access &Read, const Layout &L);
-  std::optional<StencilOffset> solveOffset(const Layout &Read,
-                                           const llvm::SmallVector<AffineExpr, 3> &Rest,
-                                           const Expr *Where);
+  std::optional<StencilOffset>
+  solveOffset(const Layout &Read, const llvm::SmallVector<AffineExpr, 3> &Rest,
+              const Expr *Where);
   std::optional<std::array<int64_t, NumDims>>
   decompose(const AffineExpr &D, const std::array<AffineExpr, NumDims> &Strides,
             std::array<std::optional<int64_t>, NumDims> &Known);
-  std::vector<const LoopInfo *> enclosingLoops(const Stmt *S,
-                                               bool &InOtherLoop,
+  std::vector<const LoopInfo *> enclosingLoops(const Stmt *S, bool &InOtherLoop,
                                                std::string &OtherLoop) const;
   bool isConditionalRead(const Expr *Read) const;
 
@@ -546,7 +557,8 @@ private:
   Layout StoreLayout;
   std::array<std::optional<AffineExpr>, NumDims> BlockFactor;
   std::array<int64_t, NumDims> StoreOrigin = {0, 0, 0};
-  std::optional<llvm::SmallVector<AffineExpr, 3>> StoreBase;
+  /// StoreOrigin is exact: the output index has no other constant part.
+  bool StoreOriginExact = false;
 
   // Step 6.
   std::map<const VarDecl *, WeightTemplate> AccWeights;
@@ -556,6 +568,8 @@ private:
   std::string Refusal;
   SourceLocation RefusalLoc;
 };
+
+} // namespace
 
 bool StencilAnalyzer::refuse(SourceLocation Loc, std::string Why) {
   if (Refusal.empty()) {
@@ -594,10 +608,9 @@ bool StencilAnalyzer::checkKernel() {
   if (Kernel.isDependentContext())
     return refuse(Kernel.getLocation(),
                   "template kernel: only instantiations are analysed");
-  const FunctionDecl *Def = Kernel.getDefinition();
+  Def = Kernel.getDefinition();
   if (!Def || !Def->hasBody())
     return refuse(Kernel.getLocation(), "the kernel has no body");
-  this->Def = Def;
   Body = Def->getBody();
   Parents = std::make_unique<ParentMap>(const_cast<Stmt *>(Body));
   return true;
@@ -661,8 +674,7 @@ bool StencilAnalyzer::scanBody() {
         for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams();
              ++I) {
           QualType PT = FD->getParamDecl(I)->getType();
-          if (PT->isReferenceType() &&
-              !PT->getPointeeType().isConstQualified())
+          if (PT->isReferenceType() && !PT->getPointeeType().isConstQualified())
             if (const VarDecl *V = namedVar(Call->getArg(I)))
               A.Mods[V].push_back(Call);
         }
@@ -722,7 +734,8 @@ LoopInfo StencilAnalyzer::analyzeLoop(const ForStmt *For) {
   }
   L.Var = V;
   auto NotConstant = [&]() {
-    L.Why = "the bounds of loop " + quote(V->getNameAsString()) + " are not constant";
+    L.Why = "the bounds of loop " + quote(V->getNameAsString()) +
+            " are not constant";
     return L;
   };
 
@@ -763,10 +776,8 @@ LoopInfo StencilAnalyzer::analyzeLoop(const ForStmt *For) {
   }
 
   // Bounds.
-  const auto *Cond =
-      dyn_cast_or_null<BinaryOperator>(For->getCond()
-                                           ? For->getCond()->IgnoreParenImpCasts()
-                                           : nullptr);
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      For->getCond() ? For->getCond()->IgnoreParenImpCasts() : nullptr);
   if (!Cond || !Cond->isComparisonOp())
     return NotConstant();
   BinaryOperatorKind Op = Cond->getOpcode();
@@ -793,8 +804,8 @@ LoopInfo StencilAnalyzer::analyzeLoop(const ForStmt *For) {
   constexpr int64_t Huge = int64_t(1) << 40;
   int64_t F = *First, B = *Bound;
   if (F < -Huge || F > Huge || B < -Huge || B > Huge || *Step > Huge) {
-    L.Why = "the bounds of loop " + quote(V->getNameAsString()) +
-            " are too large";
+    L.Why =
+        "the bounds of loop " + quote(V->getNameAsString()) + " are too large";
     return L;
   }
   // `i != B` only terminates when the steps hit B exactly.
@@ -892,13 +903,13 @@ std::optional<std::string> StencilAnalyzer::callProblem(const CallExpr *Call,
         N.starts_with("__activemask") || N.starts_with("__match") ||
         N.starts_with("__reduce"))
       return "warp-level intrinsic " + quote(N);
-    if (N.starts_with("__st") && (N == "__stwb" || N == "__stcg" ||
-                                  N == "__stcs" || N == "__stwt"))
+    if (N.starts_with("__st") &&
+        (N == "__stwb" || N == "__stcg" || N == "__stcs" || N == "__stwt"))
       return "side effect: store intrinsic " + quote(N);
     static const llvm::StringSet<> Impure = {
-        "clock",   "clock64",  "__globaltimer", "__nanosleep", "malloc",
-        "free",    "__trap",   "__brkpt",       "__assertfail", "__assert_fail",
-        "memcpy",  "memset",   "memmove",       "__prof_trigger"};
+        "clock",  "clock64", "__globaltimer", "__nanosleep",   "malloc",
+        "free",   "__trap",  "__brkpt",       "__assertfail",  "__assert_fail",
+        "memcpy", "memset",  "memmove",       "__prof_trigger"};
     if (Impure.contains(N))
       return "side effect: calls " + quote(N);
     if (isLoadIntrinsic(FD))
@@ -931,8 +942,8 @@ std::optional<std::string> StencilAnalyzer::callProblem(const CallExpr *Call,
              "; accesses inside called functions are not followed";
   }
   if (std::optional<Impurity> Why = functionImpurity(FD, Depth + 1))
-    return (Why->SideEffect ? "side effect: calls " : "calls ") +
-           quote(Name) + ", which " + Why->Why;
+    return (Why->SideEffect ? "side effect: calls " : "calls ") + quote(Name) +
+           ", which " + Why->Why;
   return std::nullopt;
 }
 
@@ -1026,11 +1037,11 @@ StencilAnalyzer::functionImpurity(const FunctionDecl *FD, unsigned Depth) {
         return false;
       if (std::optional<std::string> P = A.callProblem(Call, Depth)) {
         const FunctionDecl *Callee = Call->getDirectCallee();
-        Why = Impurity{"calls " +
-                           quote(Callee ? Callee->getNameAsString()
-                                        : "a function") +
-                           " (" + *P + ")",
-                       true};
+        Why = Impurity{
+            "calls " +
+                quote(Callee ? Callee->getNameAsString() : "a function") +
+                " (" + *P + ")",
+            true};
       }
       return !Why;
     }
@@ -1073,7 +1084,8 @@ bool StencilAnalyzer::checkGlobalWrites() {
                          ? "__shared__ variable "
                          : "global variable ";
   return refuse(First->getBeginLoc(), std::string("side effect: writes the ") +
-                                          What + quote(FirstVar->getNameAsString()));
+                                          What +
+                                          quote(FirstVar->getNameAsString()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1101,8 +1113,8 @@ std::optional<AffineExpr> StencilAnalyzer::evalInt(const Expr *E) {
     return AffineExpr::symbol(Syms.builtin(Builtin->first, Builtin->second));
   // Literals, sizeof, constexpr calls, enumerators, const variables.
   Expr::EvalResult R;
-  if (E->getType()->isIntegralOrEnumerationType() &&
-      E->EvaluateAsInt(R, Ctx) && R.Val.getInt().getSignificantBits() <= 64)
+  if (E->getType()->isIntegralOrEnumerationType() && E->EvaluateAsInt(R, Ctx) &&
+      R.Val.getInt().getSignificantBits() <= 64)
     return AffineExpr::constant(R.Val.getInt().getExtValue());
   if (const auto *Cast = dyn_cast<CastExpr>(E)) {
     switch (Cast->getCastKind()) {
@@ -1246,9 +1258,9 @@ StencilAnalyzer::evalBinary(const BinaryOperator *BO) {
   if (OnlyLoops(*L) && OnlyLoops(*R))
     return AffineExpr::symbol(
         Syms.derived(BO, Op, *L, *R, "(" + sourceText(BO) + ")"));
-  return fail(BO, std::string("the index uses '") + opSpelling(Op) +
-                      "' on values that are not constants: " +
-                      quote(sourceText(BO)));
+  return fail(
+      BO, std::string("the index uses '") + opSpelling(Op) +
+              "' on values that are not constants: " + quote(sourceText(BO)));
 }
 
 /// The address a pointer-valued expression holds. Subscripts count elements
@@ -1266,8 +1278,7 @@ std::optional<Address> StencilAnalyzer::evalAddress(const Expr *E) {
         return fail(E, "the address is a pointer loaded from memory", true);
       std::string Name = quote(V->getNameAsString());
       if (Mods.count(V))
-        return fail(E, "pointer " + Name +
-                           " changes after its initialisation");
+        return fail(E, "pointer " + Name + " changes after its initialisation");
       if (isa<ParmVarDecl>(V) || !V->hasLocalStorage()) {
         Address A;
         A.Root = V;
@@ -1311,8 +1322,8 @@ std::optional<Address> StencilAnalyzer::evalAddress(const Expr *E) {
       std::optional<AffineExpr> I = evalInt(Offset);
       if (!I)
         return std::nullopt;
-      A->Subs.back() = BO->getOpcode() == BO_Add ? A->Subs.back() + *I
-                                                 : A->Subs.back() - *I;
+      A->Subs.back() =
+          BO->getOpcode() == BO_Add ? A->Subs.back() + *I : A->Subs.back() - *I;
       return A;
     }
   }
@@ -1415,7 +1426,7 @@ MemoryKind StencilAnalyzer::memoryKind(const VarDecl *Root) const {
 
 /// Whether the lvalue \p E, a child of the call or declaration \p P,
 /// initialises a reference to const.
-bool isBoundToConstReference(const Stmt *E, const Stmt *P) {
+static bool isBoundToConstReference(const Stmt *E, const Stmt *P) {
   QualType Bound;
   if (const auto *DS = dyn_cast<DeclStmt>(P)) {
     for (const Decl *D : DS->decls())
@@ -1438,7 +1449,8 @@ Usage StencilAnalyzer::usageOf(const Expr *Access) const {
   const Stmt *Cur = Access;
   while (const Stmt *P = parent(Cur)) {
     // A member of a struct element is part of the element.
-    if (isa<ParenExpr>(P) || (isa<MemberExpr>(P) && !cast<MemberExpr>(P)->isArrow())) {
+    if (isa<ParenExpr>(P) ||
+        (isa<MemberExpr>(P) && !cast<MemberExpr>(P)->isArrow())) {
       Cur = P;
       continue;
     }
@@ -1448,7 +1460,7 @@ Usage StencilAnalyzer::usageOf(const Expr *Access) const {
         continue;
       }
       return Cast->getCastKind() == CK_LValueToRValue ? Usage::Read
-                                                       : Usage::None;
+                                                      : Usage::None;
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
       if (BO->getLHS() == Cur && BO->getOpcode() == BO_Assign)
@@ -1470,8 +1482,7 @@ Usage StencilAnalyzer::usageOf(const Expr *Access) const {
     // Bound to a reference (`const T &r = a[i]`, a call argument): read
     // when the reference is, and written through it unless it is const.
     if (isa<CallExpr, DeclStmt>(P))
-      return isBoundToConstReference(Cur, P) ? Usage::Read
-                                             : Usage::ReadWrite;
+      return isBoundToConstReference(Cur, P) ? Usage::Read : Usage::ReadWrite;
     return Usage::Read;
   }
   return Usage::None;
@@ -1525,9 +1536,9 @@ bool StencilAnalyzer::findStore() {
   std::string Name = quote(Out->getNameAsString());
   for (const Access *S : Stores)
     if (S->Root != Out)
-      return refuse(S->E->getBeginLoc(),
-                    "more than one output: " + Name + " and " +
-                        quote(S->Root->getNameAsString()));
+      return refuse(S->E->getBeginLoc(), "more than one output: " + Name +
+                                             " and " +
+                                             quote(S->Root->getNameAsString()));
   if (Stores.size() > 1)
     return refuse(Stores[1]->E->getBeginLoc(),
                   "output " + Name + " is written at " +
@@ -1535,16 +1546,15 @@ bool StencilAnalyzer::findStore() {
   Store = Stores.front();
   if (Store->U == Usage::ReadWrite)
     return refuse(Store->E->getBeginLoc(),
-                  "in-place update: the store to " + Name +
-                      " also reads it");
+                  "in-place update: the store to " + Name + " also reads it");
   for (const Stmt *P = parent(Store->E); P; P = parent(P))
     if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
       return refuse(Store->E->getBeginLoc(),
                     "the store to " + Name + " is inside a loop");
   if (!Store->Addr) {
     if (Store->Fail.DataDependent)
-      return refuse(Store->Fail.Loc, "data-dependent offset: " +
-                                         Store->Fail.Why);
+      return refuse(Store->Fail.Loc,
+                    "data-dependent offset: " + Store->Fail.Why);
     return refuse(Store->Fail);
   }
   return true;
@@ -1647,8 +1657,7 @@ bool StencilAnalyzer::analyzeStoreLayout() {
                   "no thread coordinates: the index of " + Name +
                       " does not depend on threadIdx");
   for (const AffineExpr &R : StoreLayout.Rest)
-    if (R.mentionsAny(
-            [this](SymbolId S) { return Syms.variesWithLoops(S); }))
+    if (R.mentionsAny([this](SymbolId S) { return Syms.variesWithLoops(S); }))
       return refuse(Store->E->getBeginLoc(),
                     "the index of " + Name + " uses a loop variable");
   // Where the stored point lies relative to the coordinates, when the rest
@@ -1662,7 +1671,7 @@ bool StencilAnalyzer::analyzeStoreLayout() {
   if (Exact) {
     for (unsigned D = 0; D != NumDims; ++D)
       StoreOrigin[D] = Known[D].value_or(0);
-    StoreBase.emplace();
+    StoreOriginExact = true;
   }
   for (unsigned D = 0; D != NumDims; ++D) {
     if (!Shape.UsesDim[D])
@@ -1694,9 +1703,10 @@ bool StencilAnalyzer::analyzeStoreLayout() {
 /// Strides with the same leading monomial (constant strides, 1 and 512)
 /// divide with rounding to the nearest, so that |dx| < 512 / 2. Known gives
 /// dimensions solved in an earlier subscript; they must agree.
-std::optional<std::array<int64_t, NumDims>> StencilAnalyzer::decompose(
-    const AffineExpr &D, const std::array<AffineExpr, NumDims> &Strides,
-    std::array<std::optional<int64_t>, NumDims> &Known) {
+std::optional<std::array<int64_t, NumDims>>
+StencilAnalyzer::decompose(const AffineExpr &D,
+                           const std::array<AffineExpr, NumDims> &Strides,
+                           std::array<std::optional<int64_t>, NumDims> &Known) {
   AffineExpr Rem = D;
   std::vector<unsigned> Order;
   for (unsigned Dim = 0; Dim != NumDims; ++Dim) {
@@ -1712,16 +1722,15 @@ std::optional<std::array<int64_t, NumDims>> StencilAnalyzer::decompose(
     int64_t C = Strides[Dim].coefficient(M);
     return std::make_tuple(M.size(), M, C < 0 ? -C : C);
   };
-  llvm::stable_sort(Order, [&](unsigned A, unsigned B) {
-    return Key(A) > Key(B);
-  });
+  llvm::stable_sort(Order,
+                    [&](unsigned A, unsigned B) { return Key(A) > Key(B); });
   for (size_t I = 0; I != Order.size(); ++I) {
     unsigned Dim = Order[I];
     const Monomial &M = Strides[Dim].leadingMonomial();
     int64_t C = Strides[Dim].coefficient(M);
     int64_t V = Rem.coefficient(M);
-    bool Shared = I + 1 < Order.size() &&
-                  Strides[Order[I + 1]].leadingMonomial() == M;
+    bool Shared =
+        I + 1 < Order.size() && Strides[Order[I + 1]].leadingMonomial() == M;
     int64_t Off;
     if (Shared) {
       // Nearest multiple; a tie is ambiguous.
@@ -1771,7 +1780,7 @@ StencilAnalyzer::solveOffset(const Layout &Read,
   } else {
     // Other strides: both positions must be exact multiples of their own
     // strides (no base offsets the analysis cannot relate).
-    if (!StoreBase)
+    if (!StoreOriginExact)
       return fail(Where, "the input is indexed with other strides than the "
                          "output, whose index has a non-constant base");
     for (size_t K = 0; K != Rest.size(); ++K) {
@@ -1814,9 +1823,9 @@ StencilAnalyzer::enclosingLoops(const Stmt *S, bool &InOtherLoop,
       }
     } else if (isa<WhileStmt, DoStmt, CXXForRangeStmt>(P) && !InOtherLoop) {
       InOtherLoop = true;
-      OtherLoop = isa<DoStmt>(P) ? "a do loop" : isa<WhileStmt>(P)
-                                                    ? "a while loop"
-                                                    : "a range-based for loop";
+      OtherLoop = isa<DoStmt>(P)      ? "a do loop"
+                  : isa<WhileStmt>(P) ? "a while loop"
+                                      : "a range-based for loop";
     }
   }
   std::reverse(Result.begin(), Result.end());
@@ -1865,8 +1874,7 @@ bool StencilAnalyzer::checkInputs() {
       continue;
     if (!A.Addr) {
       if (A.Fail.DataDependent)
-        return refuse(A.Fail.Loc,
-                      "data-dependent offset: " + A.Fail.Why);
+        return refuse(A.Fail.Loc, "data-dependent offset: " + A.Fail.Why);
       return refuse(A.Fail);
     }
     if (A.Addr->Root == Out)
@@ -1927,8 +1935,8 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
   for (unsigned D = 0; D != NumDims; ++D)
     if (L.usesDim(D) && !Shape.UsesDim[D])
       return refuse(Read.E->getBeginLoc(),
-                    "the index of " + Name + " uses coordinate " +
-                        DimNames[D] + ", which the output index does not");
+                    "the index of " + Name + " uses coordinate " + DimNames[D] +
+                        ", which the output index does not");
   bool InOtherLoop;
   std::string OtherLoop;
   std::vector<const LoopInfo *> Around =
@@ -1949,8 +1957,7 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
     auto Uses = [&](const AffineExpr &R) {
       return Syms.dependsOn(R, Loop->Sym);
     };
-    bool Used =
-        llvm::any_of(L.Rest, Uses) || llvm::any_of(W.FilterSubs, Uses);
+    bool Used = llvm::any_of(L.Rest, Uses) || llvm::any_of(W.FilterSubs, Uses);
     if (Used)
       Expand.push_back(Loop);
     else
@@ -1978,11 +1985,10 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
     for (const AffineExpr &R : L.Rest)
       Rest.push_back(bindTaps(R, Taps));
     for (const AffineExpr &R : Rest)
-      if (R.mentionsAny(
-              [this](SymbolId S) { return Syms.variesWithLoops(S); }))
-        return refuse(Read.E->getBeginLoc(),
-                      "the index of " + Name + " has no value for taps " +
-                          quote(polyText(R)));
+      if (R.mentionsAny([this](SymbolId S) { return Syms.variesWithLoops(S); }))
+        return refuse(Read.E->getBeginLoc(), "the index of " + Name +
+                                                 " has no value for taps " +
+                                                 quote(polyText(R)));
     std::optional<StencilOffset> Off = solveOffset(L, Rest, Read.E);
     if (!Off)
       return refuse(LastFail);
@@ -2039,7 +2045,8 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
     if (UO->getOpcode() == UO_Minus)
-      return multiply(literalWeight(-1), classifyFactor(UO->getSubExpr(), Depth + 1));
+      return multiply(literalWeight(-1),
+                      classifyFactor(UO->getSubExpr(), Depth + 1));
     if (UO->getOpcode() == UO_Plus)
       return classifyFactor(UO->getSubExpr(), Depth + 1);
   }
@@ -2092,9 +2099,9 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
   // An element of a filter array, at an index that does not depend on the
   // thread.
   if (isAccessExpr(E) || isLoadIntrinsicCall(E)) {
-    std::optional<Address> A =
-        isa<CallExpr>(E) ? evalAddress(cast<CallExpr>(E)->getArg(0))
-                         : evalLValue(E);
+    std::optional<Address> A = isa<CallExpr>(E)
+                                   ? evalAddress(cast<CallExpr>(E)->getArg(0))
+                                   : evalLValue(E);
     if (!A || memoryKind(A->Root) == MemoryKind::ThreadLocal ||
         memoryKind(A->Root) == MemoryKind::Shared)
       return unknownWeight();
@@ -2102,12 +2109,9 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
     W.K = StencilCoefficient::FilterElement;
     W.Source = A->Root;
     W.SourceName = A->Root->getNameAsString();
-    W.FilterSubsKnown = true;
     for (const AffineExpr &S : A->Subs) {
       std::optional<AffineExpr> F = fold(S, E);
-      if (!F || F->mentionsAny([this](SymbolId T) {
-            return Syms.isCoord(T);
-          }))
+      if (!F || F->mentionsAny([this](SymbolId T) { return Syms.isCoord(T); }))
         return unknownWeight(); // Not a filter: it moves with the thread.
       W.FilterSubs.push_back(*F);
     }
@@ -2119,7 +2123,7 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
 
 /// A conversion that keeps sums and products: to a floating type, or to an
 /// integer type at least as wide (truncation is not linear).
-bool isLinearCast(const CastExpr *Cast, const ASTContext &Ctx) {
+static bool isLinearCast(const CastExpr *Cast, const ASTContext &Ctx) {
   if (Cast->getCastKind() == CK_LValueToRValue ||
       Cast->getCastKind() == CK_NoOp)
     return true;
@@ -2134,8 +2138,7 @@ bool isLinearCast(const CastExpr *Cast, const ASTContext &Ctx) {
 
 /// Follows the value of \p From upwards through +, -, * and fma to the
 /// variable or store it ends in, multiplying the factors met on the way.
-std::pair<WeightTemplate, Sink>
-StencilAnalyzer::walkToSink(const Expr *From) {
+std::pair<WeightTemplate, Sink> StencilAnalyzer::walkToSink(const Expr *From) {
   WeightTemplate W = literalWeight(1);
   const Stmt *Cur = From;
   auto Stop = [&]() { return std::make_pair(unknownWeight(), Sink()); };
@@ -2162,7 +2165,8 @@ StencilAnalyzer::walkToSink(const Expr *From) {
       if (!isFmaCall(Call))
         return Stop();
       if (Call->getArg(2) != Cur)
-        W = multiply(W, classifyFactor(Call->getArg(Call->getArg(0) == Cur ? 1 : 0)));
+        W = multiply(
+            W, classifyFactor(Call->getArg(Call->getArg(0) == Cur ? 1 : 0)));
       Cur = P;
       continue;
     }
@@ -2228,7 +2232,8 @@ WeightTemplate StencilAnalyzer::accumulatorWeight(const VarDecl *V,
   auto Found = AccWeights.find(V);
   if (Found != AccWeights.end())
     return Found->second;
-  if (Depth > 8 || !V->getInit() || !V->getType().getNonReferenceType()->isArithmeticType() ||
+  if (Depth > 8 || !V->getInit() ||
+      !V->getType().getNonReferenceType()->isArithmeticType() ||
       !AccInProgress.insert(V).second)
     return unknownWeight();
   WeightTemplate Result = unknownWeight();
@@ -2258,15 +2263,15 @@ WeightTemplate StencilAnalyzer::accumulatorWeight(const VarDecl *V,
     const auto *BO = dyn_cast<BinaryOperator>(Mod);
     bool Accumulates = BO && (BO->getOpcode() == BO_AddAssign ||
                               BO->getOpcode() == BO_SubAssign);
-    Ok &= Accumulates || (BO && BO->getOpcode() == BO_Assign &&
-                          SelfUpdates.count(BO));
+    Ok &= Accumulates ||
+          (BO && BO->getOpcode() == BO_Assign && SelfUpdates.count(BO));
   }
   if (Ok && Outflow) {
     if (Flow.second.K == Sink::Store)
       Result = Flow.first;
     else if (Flow.second.K == Sink::Accumulator)
-      Result = multiply(Flow.first,
-                        accumulatorWeight(Flow.second.Acc, Depth + 1));
+      Result =
+          multiply(Flow.first, accumulatorWeight(Flow.second.Acc, Depth + 1));
   }
   AccInProgress.erase(V);
   AccWeights[V] = Result;
@@ -2288,17 +2293,17 @@ WeightTemplate StencilAnalyzer::weightOf(const Expr *Read) {
 
 /// One integer operation of a derived symbol, with C's semantics; null for
 /// division by zero and shifts out of range.
-std::optional<int64_t> applyOp(BinaryOperatorKind Op, int64_t L, int64_t R) {
+static std::optional<int64_t> applyOp(BinaryOperatorKind Op, int64_t L,
+                                      int64_t R) {
   switch (Op) {
   case BO_Div:
     return R == 0 || (L == INT64_MIN && R == -1) ? std::nullopt
-                                                  : std::optional(L / R);
+                                                 : std::optional(L / R);
   case BO_Rem:
     return R == 0 || (L == INT64_MIN && R == -1) ? std::nullopt
-                                                  : std::optional(L % R);
+                                                 : std::optional(L % R);
   case BO_Shl:
-    return R < 0 || R > 62 || L < 0 ? std::nullopt
-                                     : std::optional(L << R);
+    return R < 0 || R > 62 || L < 0 ? std::nullopt : std::optional(L << R);
   case BO_Shr:
     return R < 0 || R > 62 ? std::nullopt : std::optional(L >> R);
   case BO_And:
@@ -2398,8 +2403,8 @@ StencilAnalyzer::boundOf(const BinaryOperator *Cmp, bool Negated) {
   // a*X + rest op 0  =>  X op' -rest/a; the output coordinate is X + origin.
   if (A < 0)
     Op = swapComparison(Op);
-  AffineExpr Limit = (A < 0 ? Rest : -Rest) +
-                     AffineExpr::constant(StoreOrigin[*Dim]);
+  AffineExpr Limit =
+      (A < 0 ? Rest : -Rest) + AffineExpr::constant(StoreOrigin[*Dim]);
   CoordinateBound B;
   B.Dim = *Dim;
   B.Op = Op;
@@ -2445,8 +2450,7 @@ void StencilAnalyzer::extractGuard() {
         if (S == Child)
           break;
         const auto *If = dyn_cast<IfStmt>(S);
-        if (!If || If->getElse() || If->hasInitStorage() ||
-            If->hasVarStorage())
+        if (!If || If->getElse() || If->hasInitStorage() || If->hasVarStorage())
           continue;
         const Stmt *Then = If->getThen();
         if (const auto *Block = dyn_cast<CompoundStmt>(Then))
@@ -2465,8 +2469,8 @@ void StencilAnalyzer::extractGuard() {
   for (const auto &[Cond, Negated] : Conds) {
     std::string Text = sourceText(Cond);
     const auto *BO = dyn_cast<BinaryOperator>(Cond->IgnoreImpCasts());
-    bool NeedsParens = Negated || (Conds.size() > 1 && BO &&
-                                   BO->getOpcode() == BO_LOr);
+    bool NeedsParens =
+        Negated || (Conds.size() > 1 && BO && BO->getOpcode() == BO_LOr);
     if (NeedsParens)
       Text = "(" + Text + ")";
     if (Negated)
@@ -2489,8 +2493,7 @@ StencilResult StencilAnalyzer::run() {
   }
   if (Ok) {
     classifyAccesses();
-    Ok = findStore() && analyzeStoreLayout() && checkInputs() &&
-         expandReads();
+    Ok = findStore() && analyzeStoreLayout() && checkInputs() && expandReads();
   }
   StencilResult Result;
   if (!Ok) {
@@ -2515,15 +2518,12 @@ StencilResult StencilAnalyzer::run() {
     Shape.Element = ElementKind::Double;
   // Distinct arrays never overlap; pointers do unless all are __restrict__.
   auto Restricted = [](const ValueDecl *V) {
-    return !V->getType()->isPointerType() ||
-           V->getType().isRestrictQualified();
+    return !V->getType()->isPointerType() || V->getType().isRestrictQualified();
   };
   Shape.NoAlias = Restricted(Out) && llvm::all_of(Shape.Inputs, Restricted);
   Result.Shape = std::move(Shape);
   return Result;
 }
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Public interface
@@ -2578,8 +2578,8 @@ struct Extent {
   uint64_t size() const { return uint64_t(Max - Min) + 1; }
 };
 
-std::string shapeName(const StencilShape &S, std::vector<unsigned> &Dims,
-                      bool &ListPoints) {
+static std::string shapeName(const StencilShape &S, std::vector<unsigned> &Dims,
+                             bool &ListPoints) {
   std::array<Extent, NumDims> Ext;
   for (unsigned D : Dims) {
     Ext[D].Min = Ext[D].Max = S.Offsets.front().get(D);
@@ -2609,8 +2609,7 @@ std::string shapeName(const StencilShape &S, std::vector<unsigned> &Dims,
   }
   // A star: the centre and full arms [-r, r] on every axis.
   bool OnAxes = llvm::all_of(S.Offsets, [&](const StencilOffset &O) {
-    return llvm::count_if(Dims, [&](unsigned D) { return O.get(D) != 0; }) <=
-           1;
+    return llvm::count_if(Dims, [&](unsigned D) { return O.get(D) != 0; }) <= 1;
   });
   uint64_t StarSize = 1;
   for (unsigned D : Dims)

@@ -74,6 +74,13 @@ public:
     std::vector<AttachedPragma> Attached = attachPragmas(Ctx, Pragmas);
     if (Diags.hasErrorOccurred())
       return;
+    if (!Settings.OnlyIn && !mainFileHasCudaCode(Ctx))
+      Diags.Report(SM.getLocForStartOfFile(SM.getMainFileID()),
+                   Diags.getCustomDiagID(
+                       DiagnosticsEngine::Warning,
+                       "no CUDA code in this file (no __global__ or "
+                       "__device__ code, no kernel launch): nothing to "
+                       "rewrite"));
     const CudaArchRegions &Regions =
         Settings.OnlyIn ? *Settings.OnlyIn : Out.ArchRegions;
     std::vector<Candidate> Candidates;

@@ -24,11 +24,11 @@ std::string accessSummary(llvm::StringRef Code, llvm::StringRef Kernel) {
     if (PA.Escapes) {
       EXPECT_TRUE(PA.Read && PA.Written) << "an escape must count as both";
     }
-    std::string Mode = PA.Escapes                  ? "E"
-                       : PA.Read && PA.Written     ? "RW"
-                       : PA.Read                   ? "R"
-                       : PA.Written                ? "W"
-                                                   : "-";
+    std::string Mode = PA.Escapes              ? "E"
+                       : PA.Read && PA.Written ? "RW"
+                       : PA.Read               ? "R"
+                       : PA.Written            ? "W"
+                                               : "-";
     Out += (Out.empty() ? "" : " ") + PA.Param->getNameAsString() + ":" + Mode;
   }
   return Out;

@@ -1,7 +1,7 @@
 //===- StencilAccessTest.cpp - Neighbour offsets of stencil kernels -------===//
 
-#include "analysis/AffineExpr.h"
 #include "analysis/StencilAccess.h"
+#include "analysis/AffineExpr.h"
 #include "test/unit/CudaTestParse.h"
 
 #include "gtest/gtest.h"
@@ -160,8 +160,7 @@ TEST(StencilAccessTest, FivePoint2D) {
   EXPECT_EQ(S.OutputStrides[1], "W");
   EXPECT_EQ(S.OutputStrides[2], "");
   EXPECT_FALSE(S.NoAlias);
-  EXPECT_EQ(weights(S),
-            "0,0,0=c0 -1,0,0=c1 1,0,0=c1 0,-1,0=c1 0,1,0=c1");
+  EXPECT_EQ(weights(S), "0,0,0=c0 -1,0,0=c1 1,0,0=c1 0,-1,0=c1 0,1,0=c1");
   EXPECT_EQ(S.Points[0].Weight.K, StencilCoefficient::Parameter);
   EXPECT_EQ(S.Guard, "x > 0 && x < W - 1 && y > 0 && y < H - 1");
   EXPECT_TRUE(S.GuardIsSimple);
@@ -187,8 +186,7 @@ __global__ void k(const float *__restrict__ in, float *__restrict__ out,
 )");
   ASSERT_TRUE(A.Result) << A.Result.Refusal;
   const StencilShape &S = A.shape();
-  EXPECT_EQ(offsets(S),
-            "(-1,0,0) (1,0,0) (0,-1,0) (0,1,0) (0,0,0)");
+  EXPECT_EQ(offsets(S), "(-1,0,0) (1,0,0) (0,-1,0) (0,1,0) (0,0,0)");
   EXPECT_EQ(weights(S), "-1,0,0=0.25 1,0,0=0.25 0,-1,0=0.25 0,1,0=0.25 "
                         "0,0,0=-1");
   EXPECT_TRUE(S.NoAlias);
@@ -986,8 +984,7 @@ __global__ void k(const float *in, float *out, int W) {
   out[x] += in[x - 1] + in[x + 1];
 }
 )");
-  EXPECT_EQ(A.refusal(),
-            "in-place update: the store to 'out' also reads it");
+  EXPECT_EQ(A.refusal(), "in-place update: the store to 'out' also reads it");
 }
 
 TEST(StencilAccessRefusalTest, MoreThanOneOutput) {
@@ -1123,8 +1120,7 @@ __global__ void k(const float *in, float *out) {
   out[x] = s;
 }
 )");
-  EXPECT_EQ(A.refusal(),
-            "loop 'i' changes its variable outside its increment");
+  EXPECT_EQ(A.refusal(), "loop 'i' changes its variable outside its increment");
 }
 
 TEST(StencilAccessRefusalTest, TooManyOffsets) {
@@ -1236,8 +1232,7 @@ __global__ void k(const float *in, float *out) {
   out[x] = aligned ? in[x - 1] : in[x + 1];
 }
 )");
-  EXPECT_EQ(A.refusal(),
-            "input 'in' escapes: converted to a non-pointer type");
+  EXPECT_EQ(A.refusal(), "input 'in' escapes: converted to a non-pointer type");
 }
 
 TEST(StencilAccessRefusalTest, StoreInsideLoop) {
