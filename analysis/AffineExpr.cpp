@@ -130,7 +130,9 @@ AffineExpr::divideExactly(const AffineExpr &Divisor) const {
 }
 
 const Monomial &AffineExpr::leadingMonomial() const {
-  assert(!Terms.empty() && "zero has no leading monomial");
+  static const Monomial ConstantTerm;
+  if (Terms.empty())
+    return ConstantTerm; // Zero (or overflowed); callers check first.
   const Monomial *Best = nullptr;
   for (const auto &[M, C] : Terms)
     if (!Best || M.size() > Best->size() ||

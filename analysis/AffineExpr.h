@@ -57,8 +57,8 @@ public:
   /// exactly; null otherwise.
   std::optional<AffineExpr> divideExactly(const AffineExpr &Divisor) const;
 
-  /// The greatest monomial: highest degree first, then by symbol numbers.
-  /// The expression must not be zero.
+  /// The greatest monomial: highest degree first, then by symbol numbers;
+  /// the constant monomial for zero.
   const Monomial &leadingMonomial() const;
   const std::map<Monomial, int64_t> &terms() const { return Terms; }
 

@@ -97,12 +97,12 @@ private:
     for (const LaunchSite &L : Launches) {
       if (!L.FromDevice)
         continue;
-      Candidate &C =
-          add(CandidateKind::DeviceLaunch, L.Call->getBeginLoc());
-      C.Description = "'" + L.CalleeName + "' launched from " +
-                      (L.Enclosing->hasAttr<CUDAGlobalAttr>() ? "kernel"
-                                                              : "device function") +
-                      " '" + L.Enclosing->getNameAsString() + "'";
+      Candidate &C = add(CandidateKind::DeviceLaunch, L.Call->getBeginLoc());
+      C.Description =
+          "'" + L.CalleeName + "' launched from " +
+          (L.Enclosing->hasAttr<CUDAGlobalAttr>() ? "kernel"
+                                                  : "device function") +
+          " '" + L.Enclosing->getNameAsString() + "'";
       if (L.FromHostDevice)
         C.Flags.push_back("in __host__ __device__ function");
       if (L.InBranch)
@@ -117,8 +117,7 @@ private:
       C.InTemplate = L.InTemplate;
       C.Function = L.Enclosing;
       C.Statement = L.Call;
-      C.Annotation =
-          annotation(DirectiveKind::Aggregate, L.Enclosing, L.Call);
+      C.Annotation = annotation(DirectiveKind::Aggregate, L.Enclosing, L.Call);
     }
   }
 
@@ -129,9 +128,10 @@ private:
           L.Callee->getCanonicalDecl() != L.Enclosing->getCanonicalDecl() ||
           !Seen.insert(L.Enclosing).second)
         continue;
-      Candidate &C = add(CandidateKind::RecursiveKernel, L.Enclosing->getLocation());
-      C.Description = "kernel '" + L.Enclosing->getNameAsString() +
-                      "' launches itself";
+      Candidate &C =
+          add(CandidateKind::RecursiveKernel, L.Enclosing->getLocation());
+      C.Description =
+          "kernel '" + L.Enclosing->getNameAsString() + "' launches itself";
       C.Function = L.Enclosing;
       C.Annotation = annotation(DirectiveKind::Promote, L.Enclosing);
     }
@@ -163,12 +163,13 @@ private:
 
   void addStageChains() {
     for (const StageChain &Chain : findStageChains(Ctx)) {
-      Candidate &C = add(CandidateKind::StageChain, Chain.Launches.front()->getBeginLoc());
+      Candidate &C =
+          add(CandidateKind::StageChain, Chain.Launches.front()->getBeginLoc());
       C.Description = describeStageChain(Chain);
       C.Function = Chain.Enclosing;
       C.Statement = Chain.Block;
-      C.Annotation = annotation(DirectiveKind::Fuse, nullptr,
-                                Chain.Launches.front());
+      C.Annotation =
+          annotation(DirectiveKind::Fuse, nullptr, Chain.Launches.front());
     }
   }
 
@@ -181,7 +182,8 @@ private:
         C.Function = F;
         C.Annotation = P.Directive;
       } else if (P.Directive->Kind == DirectiveKind::Pipeline) {
-        Candidate &C = add(CandidateKind::PipelineEntry, P.TargetStmt->getBeginLoc());
+        Candidate &C =
+            add(CandidateKind::PipelineEntry, P.TargetStmt->getBeginLoc());
         C.Description = "pipeline launched from '" +
                         P.EnclosingFunction->getNameAsString() + "'";
         C.Function = P.EnclosingFunction;
@@ -225,8 +227,8 @@ bool mainFileHasCudaCode(ASTContext &Ctx) {
       return SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation()));
     }
     bool VisitFunctionDecl(FunctionDecl *F) {
-      if (inMainFile(F) && (F->hasAttr<CUDAGlobalAttr>() ||
-                            F->hasAttr<CUDADeviceAttr>()))
+      if (inMainFile(F) &&
+          (F->hasAttr<CUDAGlobalAttr>() || F->hasAttr<CUDADeviceAttr>()))
         Found = true;
       return !Found;
     }

@@ -52,10 +52,9 @@ struct Candidate {
 };
 
 /// All candidates of the main file, sorted by offset then kind.
-std::vector<Candidate>
-collectCandidates(clang::ASTContext &Ctx,
-                  llvm::ArrayRef<AttachedPragma> Pragmas,
-                  const CudaArchRegions &ArchRegions);
+std::vector<Candidate> collectCandidates(clang::ASTContext &Ctx,
+                                         llvm::ArrayRef<AttachedPragma> Pragmas,
+                                         const CudaArchRegions &ArchRegions);
 
 /// Whether the main file has any CUDA of its own: a __global__ or
 /// __device__ function, a __device__/__constant__/__shared__ variable, or a

@@ -21,9 +21,9 @@ bool CudaArchRegions::contains(unsigned Offset) const {
 
 bool CudaArchRegionRecorder::mentionsArch(SourceRange ConditionRange) const {
   bool Invalid = false;
-  llvm::StringRef Text = Lexer::getSourceText(
-      CharSourceRange::getTokenRange(ConditionRange), SM, LangOptions(),
-      &Invalid);
+  llvm::StringRef Text =
+      Lexer::getSourceText(CharSourceRange::getTokenRange(ConditionRange), SM,
+                           LangOptions(), &Invalid);
   // __CUDA_ARCH_LIST__ and friends contain the name as a prefix; only the
   // macro itself changes between the host and device compilations.
   for (size_t Pos = Text.find(ArchMacro); !Invalid && Pos != Text.npos;

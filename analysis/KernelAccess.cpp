@@ -520,9 +520,18 @@ UseEffect AccessAnalyzer::resolveCall(const UseEffect &Use) {
   bool System = SM.isInSystemHeader(Callee->getLocation());
   // Intrinsics are recognised by name only where the toolkit declares them,
   // so that a user's own function of the same name is followed instead.
-  if (System || Callee->getBuiltinID() != 0)
+  if (System || Callee->getBuiltinID() != 0) {
+    // An element bound to `const T &` (std::min(a[i], b)) is only read; a
+    // `const T &` with T a pointer still allows writes through it.
+    if (Use.ArgIndex < Callee->getNumParams()) {
+      QualType PT = Callee->getParamDecl(Use.ArgIndex)->getType();
+      if (PT->isReferenceType() && PT->getPointeeType().isConstQualified() &&
+          !PT->getPointeeType()->isPointerType())
+        return readEffect();
+    }
     return knownCallEffect(classifyKnownCall(Name), Use.ArgIndex, Use.Call,
                            Name);
+  }
   if (!Def || !Def->hasBody())
     return escapeEffect(Use.Call, "passed to '" + Name +
                                       "', whose body is not available");

@@ -1,6 +1,7 @@
 //===- LaunchSites.cpp - Kernel launches and where they sit ---------------===//
 
 #include "analysis/LaunchSites.h"
+#include "analysis/FunctionTrackingVisitor.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -22,24 +23,9 @@ public:
   unsigned Count = 0;
 };
 
-class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+class LaunchFinder : public FunctionTrackingVisitor<LaunchFinder> {
 public:
   explicit LaunchFinder(ASTContext &Ctx) : Ctx(Ctx) {}
-
-  bool TraverseFunctionDecl(FunctionDecl *F) {
-    const FunctionDecl *Saved = Enclosing;
-    Enclosing = F;
-    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
-    Enclosing = Saved;
-    return Result;
-  }
-  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
-    const FunctionDecl *Saved = Enclosing;
-    Enclosing = F;
-    bool Result = RecursiveASTVisitor::TraverseCXXMethodDecl(F);
-    Enclosing = Saved;
-    return Result;
-  }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
     const SourceManager &SM = Ctx.getSourceManager();
@@ -49,6 +35,7 @@ public:
     Site.Call = Call;
     Site.Callee = Call->getDirectCallee();
     Site.CalleeName = calleeName(Call);
+    const FunctionDecl *Enclosing = currentFunction();
     Site.Enclosing = Enclosing;
     if (Enclosing) {
       bool Device = Enclosing->hasAttr<CUDAGlobalAttr>() ||
@@ -112,7 +99,6 @@ private:
   }
 
   ASTContext &Ctx;
-  const FunctionDecl *Enclosing = nullptr;
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- Pragmas.cpp - #pragma cuda_rewrite front end -----------------------===//
 
 #include "analysis/Pragmas.h"
+#include "analysis/FunctionTrackingVisitor.h"
 #include "analysis/LaunchSites.h"
 
 #include "clang/AST/Attr.h"
@@ -24,12 +25,12 @@ namespace {
 
 /// How a clause's parenthesised arguments are checked.
 enum class ClauseArgs {
-  None,         ///< `overlap`: no parentheses.
-  OneOf,        ///< `granularity(block)`: one word from Choices.
-  PositiveInt,  ///< `p(4)`.
-  AutoOrIntPair,///< `tile(auto)` or `tile(32, 8)`.
-  AutoOrFraction,///< `hybrid(auto)` or `hybrid(0.5)`, in [0, 1].
-  Text,         ///< `config(tune.json)` or `config("tune.json")`.
+  None,           ///< `overlap`: no parentheses.
+  OneOf,          ///< `granularity(block)`: one word from Choices.
+  PositiveInt,    ///< `p(4)`.
+  AutoOrIntPair,  ///< `tile(auto)` or `tile(32, 8)`.
+  AutoOrFraction, ///< `hybrid(auto)` or `hybrid(0.5)`, in [0, 1].
+  Text,           ///< `config(tune.json)` or `config("tune.json")`.
 };
 
 struct ClauseSpec {
@@ -46,7 +47,7 @@ struct DirectiveSpec {
 
 const llvm::StringLiteral Granularities[] = {"warp", "block", "kernel"};
 const llvm::StringLiteral Models[] = {"auto",   "rtc",  "kbk",   "megakernel",
-                                "coarse", "fine", "hybrid"};
+                                      "coarse", "fine", "hybrid"};
 
 const ClauseSpec AggregateClauses[] = {
     {"granularity", ClauseArgs::OneOf, Granularities}};
@@ -132,8 +133,8 @@ private:
   void error(SourceLocation Loc, const char (&Format)[N],
              ArrayRef<std::string> Args = {}) {
     DiagnosticsEngine &Diags = PP.getDiagnostics();
-    auto Builder =
-        Diags.Report(Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error, Format));
+    auto Builder = Diags.Report(
+        Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error, Format));
     for (const std::string &Arg : Args)
       Builder << Arg;
     Failed = true;
@@ -148,8 +149,7 @@ private:
   bool Failed = false;
 };
 
-std::optional<PragmaDirective>
-PragmaLineParser::parse(SourceLocation HashLoc) {
+std::optional<PragmaDirective> PragmaLineParser::parse(SourceLocation HashLoc) {
   if (atEnd() || !Tok.is(tok::identifier)) {
     error(atEnd() ? HashLoc : Tok.getLocation(),
           "expected a cuda_rewrite directive (one of %0)",
@@ -213,8 +213,7 @@ PragmaLineParser::parseClause(const DirectiveSpec &Spec) {
   next();
   if (Tok.is(tok::l_paren)) {
     if (CSpec->Args == ClauseArgs::None) {
-      error(Tok.getLocation(), "clause '%0' takes no arguments",
-            {Clause.Name});
+      error(Tok.getLocation(), "clause '%0' takes no arguments", {Clause.Name});
       return std::nullopt;
     }
     Clause.Args = parseArgs();
@@ -276,13 +275,11 @@ void PragmaLineParser::checkArgs(const ClauseSpec &Spec,
     return;
   case ClauseArgs::PositiveInt:
     if (Args.size() != 1 || !IsPositiveInt(Args[0]))
-      error(Clause.Loc, "clause '%0' takes a positive integer",
-            {Clause.Name});
+      error(Clause.Loc, "clause '%0' takes a positive integer", {Clause.Name});
     return;
   case ClauseArgs::AutoOrIntPair:
     if (!(Args.size() == 1 && Args[0] == "auto") &&
-        !(Args.size() == 2 && IsPositiveInt(Args[0]) &&
-          IsPositiveInt(Args[1])))
+        !(Args.size() == 2 && IsPositiveInt(Args[0]) && IsPositiveInt(Args[1])))
       error(Clause.Loc, "clause '%0' takes 'auto' or two positive integers",
             {Clause.Name});
     return;
@@ -358,7 +355,7 @@ namespace {
 
 /// Where pragmas can attach: file-scope declarations and the children of
 /// every { } block, with their main-file offsets.
-class AttachmentPoints : public RecursiveASTVisitor<AttachmentPoints> {
+class AttachmentPoints : public FunctionTrackingVisitor<AttachmentPoints> {
 public:
   struct Span {
     unsigned Begin, End;
@@ -389,16 +386,9 @@ public:
     return Span{SM.getFileOffset(B), SM.getFileOffset(E) + 1};
   }
 
-  bool TraverseFunctionDecl(FunctionDecl *F) {
-    const FunctionDecl *Saved = CurrentFunction;
-    CurrentFunction = F;
-    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
-    CurrentFunction = Saved;
-    return Result;
-  }
   bool VisitCompoundStmt(CompoundStmt *S) {
     if (std::optional<Span> R = span(S->getSourceRange()))
-      Blocks.push_back({S, CurrentFunction, *R});
+      Blocks.push_back({S, currentFunction(), *R});
     return true;
   }
 
@@ -423,7 +413,6 @@ private:
   }
 
   const SourceManager &SM;
-  const FunctionDecl *CurrentFunction = nullptr;
 };
 
 /// Diagnoses at a pragma and returns false, for use as `return fail(...)`.
@@ -431,8 +420,8 @@ template <unsigned N>
 bool fail(ASTContext &Ctx, const PragmaDirective &P, const char (&Format)[N],
           StringRef Arg1 = "") {
   DiagnosticsEngine &Diags = Ctx.getDiagnostics();
-  auto B = Diags.Report(P.HashLoc,
-                        Diags.getCustomDiagID(DiagnosticsEngine::Error, Format));
+  auto B = Diags.Report(
+      P.HashLoc, Diags.getCustomDiagID(DiagnosticsEngine::Error, Format));
   B << directiveName(P.Kind);
   if (StringRef(Format).contains("%1"))
     B << Arg1;
@@ -466,8 +455,8 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
   const PragmaDirective &P = *A.Directive;
   const FunctionDecl *F = A.targetFunction();
   const Stmt *S = A.TargetStmt;
-  std::string Found = A.TargetDecl ? describeDecl(A.TargetDecl)
-                                   : std::string("a statement");
+  std::string Found =
+      A.TargetDecl ? describeDecl(A.TargetDecl) : std::string("a statement");
   switch (P.Kind) {
   case DirectiveKind::Aggregate:
     if (F && F->hasAttr<CUDAGlobalAttr>())
@@ -475,8 +464,9 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
     if (S && isDeviceCode(A.EnclosingFunction)) {
       if (containsKernelLaunch(S))
         return true;
-      return fail(Ctx, P, "'%0' must precede a statement that launches "
-                          "kernels; this statement launches none");
+      return fail(Ctx, P,
+                  "'%0' must precede a statement that launches "
+                  "kernels; this statement launches none");
     }
     if (S && containsKernelLaunch(S))
       return fail(Ctx, P,
@@ -504,8 +494,9 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
     if (S && isa<CompoundStmt>(S) && isHostCode(A.EnclosingFunction)) {
       if (countKernelLaunches(S) >= 2)
         return true;
-      return fail(Ctx, P, "'%0' needs a block with at least two kernel "
-                          "launches to fuse");
+      return fail(Ctx, P,
+                  "'%0' needs a block with at least two kernel "
+                  "launches to fuse");
     }
     return fail(Ctx, P,
                 "'%0' must precede a { } block of kernel launches in host "

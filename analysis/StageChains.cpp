@@ -1,6 +1,7 @@
 //===- StageChains.cpp - Host launches that feed each other ---------------===//
 
 #include "analysis/StageChains.h"
+#include "analysis/FunctionTrackingVisitor.h"
 #include "analysis/KernelAccess.h"
 
 #include "clang/AST/Attr.h"
@@ -74,24 +75,14 @@ std::vector<std::string> links(const LaunchBuffers &Producer,
   return Names;
 }
 
-class ChainFinder : public RecursiveASTVisitor<ChainFinder> {
+class ChainFinder : public FunctionTrackingVisitor<ChainFinder> {
 public:
   explicit ChainFinder(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {}
 
-  bool TraverseFunctionDecl(FunctionDecl *F) {
-    bool Device = F->hasAttr<CUDAGlobalAttr>() ||
-                  (F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>());
-    if (Device || !SM.isWrittenInMainFile(SM.getExpansionLoc(F->getLocation())))
-      return true;
-    const FunctionDecl *Saved = Enclosing;
-    Enclosing = F;
-    bool Result = RecursiveASTVisitor::TraverseFunctionDecl(F);
-    Enclosing = Saved;
-    return Result;
-  }
-
   bool VisitCompoundStmt(CompoundStmt *Block) {
-    if (!Enclosing)
+    const FunctionDecl *Enclosing = currentFunction();
+    if (!Enclosing || !isHostCode(Enclosing) ||
+        !SM.isWrittenInMainFile(SM.getExpansionLoc(Block->getBeginLoc())))
       return true;
     StageChain Current;
     std::optional<LaunchBuffers> Previous;
@@ -124,8 +115,12 @@ public:
   std::vector<StageChain> Chains;
 
 private:
+  static bool isHostCode(const FunctionDecl *F) {
+    return !F->hasAttr<CUDAGlobalAttr>() &&
+           !(F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>());
+  }
+
   const SourceManager &SM;
-  const FunctionDecl *Enclosing = nullptr;
 };
 
 } // namespace

@@ -914,21 +914,25 @@ std::optional<std::string> StencilAnalyzer::callProblem(const CallExpr *Call,
       return "side effect: calls " + quote(N);
     if (isLoadIntrinsic(FD))
       return std::nullopt;
-    // Math functions take values; one that takes a pointer may write
-    // through it (sincosf), which is allowed only into locals.
+    // Math functions take values (or references to const values); one that
+    // takes a pointer or reference may write through it (sincosf), which is
+    // allowed only into locals.
     for (unsigned I = 0; I < FD->getNumParams() && I < Call->getNumArgs();
          ++I) {
       QualType PT = FD->getParamDecl(I)->getType();
       if (!PT->isPointerType() && !PT->isReferenceType())
         continue;
-      const auto *AddrOf =
-          dyn_cast<UnaryOperator>(Call->getArg(I)->IgnoreParenImpCasts());
-      const auto *Ref =
-          AddrOf && AddrOf->getOpcode() == UO_AddrOf
-              ? dyn_cast<DeclRefExpr>(AddrOf->getSubExpr()->IgnoreParens())
-              : nullptr;
+      if (PT->isReferenceType() && PT->getPointeeType().isConstQualified() &&
+          !PT->getPointeeType()->isPointerType())
+        continue;
+      const Expr *Arg = Call->getArg(I)->IgnoreParenImpCasts();
+      if (const auto *AddrOf = dyn_cast<UnaryOperator>(Arg);
+          AddrOf && AddrOf->getOpcode() == UO_AddrOf)
+        Arg = AddrOf->getSubExpr()->IgnoreParens();
+      const auto *Ref = dyn_cast<DeclRefExpr>(Arg);
       const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-      if (!V || !V->hasLocalStorage() || V->hasAttr<CUDASharedAttr>())
+      if (!V || !V->hasLocalStorage() || V->hasAttr<CUDASharedAttr>() ||
+          V->getType()->isPointerType() || V->getType()->isReferenceType())
         return "side effect: calls " + quote(N) + " with a pointer argument";
     }
     return std::nullopt;

@@ -45,7 +45,11 @@ struct StencilOffset {
 };
 
 /// Where the weight of one read comes from. The weight is Scale times the
-/// source's value (Scale alone for a Literal).
+/// source's value (Scale alone for a Literal). Weights describe outputs that
+/// are sums of reads times factors, possibly through local accumulators
+/// (`s += w[i] * in[...]; out[c] = s / 9;`); a term without reads (a bias)
+/// is not represented, and a read used in any other way (`in[a] * in[b]`,
+/// `fmaxf(in[a], 0)`, a `?:`) has an Unknown weight.
 struct StencilCoefficient {
   enum Kind {
     Literal,       ///< A number written in the code, or a product of them.

@@ -53,8 +53,8 @@ std::vector<std::string> sourcesToProcess(const ToolOptions &Opts,
 
 ArgumentsAdjuster commandAdjuster(const ToolOptions &Opts,
                                   const CudaToolchain &TC, CudaSide Side) {
-  ArgumentsAdjuster Adjuster =
-      combineAdjusters(nvccArgumentsAdjuster(), cudaArgumentsAdjuster(TC, Side));
+  ArgumentsAdjuster Adjuster = combineAdjusters(
+      nvccArgumentsAdjuster(), cudaArgumentsAdjuster(TC, Side));
   if (!Opts.ExtraArgsBefore.empty())
     Adjuster = combineAdjusters(
         Adjuster, getInsertArgumentAdjuster(Opts.ExtraArgsBefore,

@@ -28,9 +28,9 @@ sourcesToProcess(const ToolOptions &Opts,
 
 /// Everything done to a compile command before clang sees it, in order:
 /// nvcc translation, the tool's CUDA arguments for \p Side, --extra-arg(s).
-clang::tooling::ArgumentsAdjuster
-commandAdjuster(const ToolOptions &Opts, const CudaToolchain &TC,
-                CudaSide Side);
+clang::tooling::ArgumentsAdjuster commandAdjuster(const ToolOptions &Opts,
+                                                  const CudaToolchain &TC,
+                                                  CudaSide Side);
 
 } // namespace cuda_rewrite
 

@@ -87,8 +87,8 @@ int runCudaRewrite(int Argc, const char **Argv) {
       errs() << Files[I] << ": host-side parse "
              << format("%.2f", R.HostParseSeconds) << " s";
       if (R.ParsedDeviceSide)
-        errs() << ", device-side parse "
-               << format("%.2f", R.DeviceParseSeconds) << " s";
+        errs() << ", device-side parse " << format("%.2f", R.DeviceParseSeconds)
+               << " s";
       errs() << "\n";
     }
     if (R.Failed) {

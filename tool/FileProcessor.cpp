@@ -46,7 +46,9 @@ struct SideSettings {
   /// __CUDA_ARCH__ blocks, the host-side parse everything else.
   const CudaArchRegions *OnlyIn = nullptr;
 
-  bool keeps(unsigned Offset) const { return !OnlyIn || OnlyIn->contains(Offset); }
+  bool keeps(unsigned Offset) const {
+    return !OnlyIn || OnlyIn->contains(Offset);
+  }
 };
 
 void reportError(DiagnosticsEngine &Diags, SourceLocation Loc,
@@ -204,9 +206,9 @@ SideOutput runSide(const ToolOptions &Opts,
   SideActionFactory Factory(Settings, Out);
   if (Tool.run(&Factory) != 0)
     Out.Ok = false;
-  Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                          Start)
-                .count();
+  Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   return Out;
 }
 
@@ -265,13 +267,15 @@ FileResult processFile(const ToolOptions &Opts,
             return E.Offset == Entry.Offset && E.Text == Entry.Text;
           }))
         Result.Listing.push_back(std::move(Entry));
-    llvm::stable_sort(Result.Listing, [](const ListEntry &A, const ListEntry &B) {
-      return A.Offset < B.Offset;
-    });
+    llvm::stable_sort(Result.Listing,
+                      [](const ListEntry &A, const ListEntry &B) {
+                        return A.Offset < B.Offset;
+                      });
     if (Error E = mergeEdits(Edits, Device.Edits)) {
       Result.Failed = true;
-      Result.Diagnostics += Path.str() + ": error: host-side and device-side "
-                                         "rewrites conflict: " +
+      Result.Diagnostics += Path.str() +
+                            ": error: host-side and device-side "
+                            "rewrites conflict: " +
                             toString(std::move(E)) + "\n";
       return Result;
     }

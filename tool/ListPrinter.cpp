@@ -53,10 +53,10 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
     Entries.push_back({C.Offset, Text + " " + plannedRewrite(C, Opts)});
   }
   for (const AttachedPragma &P : Pragmas)
-    Entries.push_back({P.Directive->Offset,
-                       lineColumn(SM, P.Directive->HashLoc) +
-                           ": pragma: " + P.Directive->spelling() + " -> " +
-                           describeTarget(SM, P)});
+    Entries.push_back(
+        {P.Directive->Offset, lineColumn(SM, P.Directive->HashLoc) +
+                                  ": pragma: " + P.Directive->spelling() +
+                                  " -> " + describeTarget(SM, P)});
   llvm::stable_sort(Entries, [](const ListEntry &A, const ListEntry &B) {
     return A.Offset < B.Offset;
   });

@@ -36,8 +36,9 @@ parsed or a rewrite failed, 2 usage error.
 cl::list<std::string> Sources(cl::Positional, cl::desc("<file.cu>..."),
                               cl::cat(Category));
 cl::opt<std::string>
-    BuildPath("p", cl::desc("Build directory holding compile_commands.json "
-                            "(nvcc and clang entries are both understood)"),
+    BuildPath("p",
+              cl::desc("Build directory holding compile_commands.json "
+                       "(nvcc and clang entries are both understood)"),
               cl::value_desc("dir"), cl::cat(Category));
 cl::opt<std::string> OutputFile("o", cl::desc("Write the rewritten file here"),
                                 cl::value_desc("file"), cl::cat(Category));
@@ -64,15 +65,13 @@ cl::opt<bool>
                 cl::desc("Explain every candidate: rewritten (how, why) or "
                          "not (the reason)"),
                 cl::cat(Category));
-cl::opt<bool>
-    Auto("auto",
-         cl::desc("Also rewrite unannotated candidates proven legal"),
-         cl::cat(Category));
+cl::opt<bool> Auto("auto",
+                   cl::desc("Also rewrite unannotated candidates proven legal"),
+                   cl::cat(Category));
 cl::opt<std::string> Only("only",
                           cl::desc("Run only these passes (comma-separated)"),
                           cl::value_desc("pass,..."), cl::cat(Category));
-cl::opt<std::string> Disable("disable",
-                             cl::desc("Do not run these passes"),
+cl::opt<std::string> Disable("disable", cl::desc("Do not run these passes"),
                              cl::value_desc("pass,..."), cl::cat(Category));
 cl::opt<std::string> Gpu("gpu",
                          cl::desc("Target GPU for the cost models and the "
@@ -113,9 +112,8 @@ Error usage(const Twine &Message) {
 
 Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   ToolOptions Opts;
-  const char **End = std::find_if(Argv, Argv + Argc, [](const char *A) {
-    return StringRef(A) == "--";
-  });
+  const char **End = std::find_if(
+      Argv, Argv + Argc, [](const char *A) { return StringRef(A) == "--"; });
   if (End != Argv + Argc) {
     Opts.HasCompilerArgs = true;
     Opts.CompilerArgs.assign(End + 1, Argv + Argc);
@@ -151,7 +149,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.Jobs = Jobs;
   Opts.Verbose = Verbose;
   if (Error E = validateOptions(Opts))
-    return std::move(E);
+    return E;
   return Opts;
 }
 
@@ -162,9 +160,8 @@ Error validateOptions(ToolOptions &Opts) {
     return usage("-i cannot be combined with -o or --output-dir");
   if (!Opts.OutputFile.empty() && !Opts.OutputDir.empty())
     return usage("-o and --output-dir cannot be combined");
-  if (Opts.List &&
-      (Opts.InPlace || Opts.Diff || !Opts.ExportFixes.empty() ||
-       !Opts.OutputFile.empty() || !Opts.OutputDir.empty()))
+  if (Opts.List && (Opts.InPlace || Opts.Diff || !Opts.ExportFixes.empty() ||
+                    !Opts.OutputFile.empty() || !Opts.OutputDir.empty()))
     return usage("--list rewrites nothing; it cannot be combined with -o, "
                  "--output-dir, -i, --diff or --export-fixes");
   std::set<std::string> Seen;
@@ -179,8 +176,8 @@ Error validateOptions(ToolOptions &Opts) {
     return usage("several input files: choose where the results go with "
                  "--output-dir, -i, --diff or --export-fixes");
   if (!Opts.Gpu.empty() && !StringRef(Opts.Gpu).starts_with("sm_"))
-    return usage("--gpu takes an architecture such as sm_90, not '" +
-                 Opts.Gpu + "'");
+    return usage("--gpu takes an architecture such as sm_90, not '" + Opts.Gpu +
+                 "'");
   Expected<PassSet> Passes = enabledPasses(Opts.Only, Opts.Disable);
   if (!Passes)
     return usage(toString(Passes.takeError()));

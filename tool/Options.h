@@ -38,7 +38,7 @@ struct ToolOptions {
   std::string Gpu = "sm_90";
   std::string GpuSpecFile;
   std::string CudaPath;
-  unsigned Jobs = 0; ///< 0: one per core.
+  unsigned Jobs = 0;    ///< 0: one per core.
   bool Verbose = false; ///< Per-file parse times on stderr.
 
   /// Whether the rewritten text of each file is printed on stdout.

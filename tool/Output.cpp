@@ -44,8 +44,8 @@ std::string exportFixesYaml(ArrayRef<RewrittenFile> Files) {
     TU.MainSourceFile = Files.front().AbsolutePath;
   for (const RewrittenFile &F : Files)
     for (const clang::tooling::Replacement &R : F.Edits)
-      TU.Replacements.emplace_back(F.AbsolutePath, R.getOffset(),
-                                   R.getLength(), R.getReplacementText());
+      TU.Replacements.emplace_back(F.AbsolutePath, R.getOffset(), R.getLength(),
+                                   R.getReplacementText());
   std::string Text;
   raw_string_ostream OS(Text);
   yaml::Output YAML(OS);
@@ -76,10 +76,10 @@ Error writeOutputs(const ToolOptions &Opts, ArrayRef<RewrittenFile> Files,
     std::set<std::string> Paths;
     for (const RewrittenFile &F : Files)
       if (!Paths.insert(outputDirPath(Opts.OutputDir, F.InputPath)).second)
-        return createStringError(inconvertibleErrorCode(),
-                                 "two inputs map to '%s' under --output-dir",
-                                 outputDirPath(Opts.OutputDir, F.InputPath)
-                                     .c_str());
+        return createStringError(
+            inconvertibleErrorCode(),
+            "two inputs map to '%s' under --output-dir",
+            outputDirPath(Opts.OutputDir, F.InputPath).c_str());
     for (const RewrittenFile &F : Files)
       if (Error E = writeFileAtomically(
               outputDirPath(Opts.OutputDir, F.InputPath), F.Rewritten))

@@ -27,8 +27,7 @@ struct RewrittenFile {
 };
 
 /// Writes \p Contents to \p Path through a temporary file and a rename.
-llvm::Error writeFileAtomically(llvm::StringRef Path,
-                                llvm::StringRef Contents);
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
 
 /// Where --output-dir puts \p InputPath: its relative path under \p Dir when
 /// it is relative and stays below the current directory, else its name.

@@ -105,9 +105,9 @@ std::string unifiedDiff(StringRef Path, StringRef Before, StringRef After) {
     ++Suffix;
 
   std::vector<Op> Script(Prefix, Op::Keep);
-  std::vector<Op> Middle = shortestEditScript(
-      ArrayRef(A).slice(Prefix, A.size() - Prefix - Suffix),
-      ArrayRef(B).slice(Prefix, B.size() - Prefix - Suffix));
+  std::vector<Op> Middle =
+      shortestEditScript(ArrayRef(A).slice(Prefix, A.size() - Prefix - Suffix),
+                         ArrayRef(B).slice(Prefix, B.size() - Prefix - Suffix));
   Script.insert(Script.end(), Middle.begin(), Middle.end());
   Script.insert(Script.end(), Suffix, Op::Keep);
 

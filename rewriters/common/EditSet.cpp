@@ -21,8 +21,7 @@ Expected<unsigned> EditSet::mainFileOffset(SourceLocation Loc) const {
 }
 
 Error EditSet::add(unsigned Offset, unsigned Length, StringRef Text) {
-  tooling::Replacement R(SM.getFileEntryRefForID(SM.getMainFileID())
-                             ->getName(),
+  tooling::Replacement R(SM.getFileEntryRefForID(SM.getMainFileID())->getName(),
                          Offset, Length, Text);
   if (Error E = Edits.add(R))
     return editError("conflicting edits at offset " + Twine(Offset) + ": " +
@@ -93,9 +92,8 @@ Expected<tooling::Replacements> EditSet::finalize() const {
     Anchor = std::min(Anchor, Def.AnchorOffset);
     Block += Def.Text;
   }
-  tooling::Replacement R(
-      SM.getFileEntryRefForID(SM.getMainFileID())->getName(), Anchor, 0,
-      Block);
+  tooling::Replacement R(SM.getFileEntryRefForID(SM.getMainFileID())->getName(),
+                         Anchor, 0, Block);
   if (Error E = All.add(R))
     return editError("generated definitions conflict with an edit: " +
                      toString(std::move(E)));

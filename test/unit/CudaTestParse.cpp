@@ -29,8 +29,7 @@ std::unique_ptr<ASTUnit> parseCuda(llvm::StringRef Code, CudaSide Side) {
 
 const FunctionDecl *findFunction(ASTUnit &AST, llvm::StringRef Name) {
   auto Matches =
-      match(functionDecl(hasName(Name), isDefinition(),
-                         isExpansionInMainFile())
+      match(functionDecl(hasName(Name), isDefinition(), isExpansionInMainFile())
                 .bind("f"),
             AST.getASTContext());
   if (Matches.empty())

@@ -78,8 +78,9 @@ TEST_F(EditSetTest, MacroExpansionCannotBeEdited) {
   // The '+' of TWICE(2) exists only inside the macro's expansion.
   auto Matches = ast_matchers::match(
       ast_matchers::binaryOperator(ast_matchers::isExpansionInMainFile(),
-                                    ast_matchers::hasOperatorName("+"))
-          .bind("plus"), AST->getASTContext());
+                                   ast_matchers::hasOperatorName("+"))
+          .bind("plus"),
+      AST->getASTContext());
   ASSERT_EQ(Matches.size(), 1u);
   const auto *Plus = Matches[0].getNodeAs<BinaryOperator>("plus");
   llvm::Error E = Edits.replace(

@@ -373,4 +373,58 @@ TEST(KernelAccessTest, EscapeLocationPointsAtTheUse) {
   EXPECT_EQ(findParamAccess(Access, F->getParamDecl(0)), &Access[0]);
 }
 
+TEST(KernelAccessTest, ConstReferenceToSystemFunctionIsRead) {
+  EXPECT_EQ(accessSummary(R"(
+    #include <algorithm>
+    __global__ void k(const float *a, const float *b, float *out) {
+      out[threadIdx.x] = std::min(a[threadIdx.x], b[threadIdx.x]);
+    })",
+                          "k"),
+            "a:R b:R out:W");
+}
+
+TEST(KernelAccessTest, TemplatePatternIsConservativeInstantiationIsPrecise) {
+  std::unique_ptr<clang::ASTUnit> AST = parseCuda(R"(
+    template <typename T>
+    __global__ void k(const T *in, T *out) {
+      out[threadIdx.x] = in[threadIdx.x] + T(1);
+    }
+    template __global__ void k<float>(const float *, float *);
+  )");
+  ASSERT_TRUE(AST);
+  const clang::FunctionDecl *Pattern = findFunction(*AST, "k");
+  ASSERT_TRUE(Pattern && Pattern->getDescribedFunctionTemplate());
+  // In the pattern, `in[i] + T(1)` has no implicit load to see: escape.
+  std::vector<ParamAccess> P = analyzeKernelParamAccess(*Pattern);
+  ASSERT_EQ(P.size(), 2u);
+  EXPECT_TRUE(P[0].Escapes);
+  EXPECT_TRUE(P[1].Written);
+  const clang::FunctionDecl *Spec =
+      *Pattern->getDescribedFunctionTemplate()->spec_begin();
+  std::vector<ParamAccess> S = analyzeKernelParamAccess(*Spec);
+  ASSERT_EQ(S.size(), 2u);
+  EXPECT_TRUE(S[0].Read && !S[0].Written && !S[0].Escapes);
+  EXPECT_TRUE(!S[1].Read && S[1].Written && !S[1].Escapes);
+}
+
+TEST(KernelAccessTest, LambdaCaptureEscapes) {
+  EXPECT_EQ(accessSummary(R"(
+    __global__ void k(const float *in, float *out) {
+      auto get = [=](int i) { return in[i]; };
+      out[threadIdx.x] = get(threadIdx.x);
+    })",
+                          "k"),
+            "in:E out:W");
+}
+
+TEST(KernelAccessTest, DeviceMemcpyAndMemset) {
+  EXPECT_EQ(accessSummary(R"(
+    __global__ void k(const float *in, float *out, int *flags) {
+      memcpy(out + threadIdx.x, in + threadIdx.x, sizeof(float));
+      memset(flags, 0, 4);
+    })",
+                          "k"),
+            "in:R out:W flags:W");
+}
+
 } // namespace

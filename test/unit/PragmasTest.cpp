@@ -38,8 +38,9 @@ public:
           if (const auto *ND = dyn_cast_or_null<NamedDecl>(P.TargetDecl))
             Att.Target = "decl " + ND->getNameAsString();
           else if (P.TargetStmt)
-            Att.Target = std::string("stmt ") + P.TargetStmt->getStmtClassName() +
-                         " in " + P.EnclosingFunction->getNameAsString();
+            Att.Target = std::string("stmt ") +
+                         P.TargetStmt->getStmtClassName() + " in " +
+                         P.EnclosingFunction->getNameAsString();
           A.Out.push_back(Att);
         }
         A.Errors = Ctx.getDiagnostics().getNumErrors();
@@ -64,9 +65,9 @@ std::vector<Attachment> attach(const std::string &Code, unsigned &Errors) {
   }
   std::vector<std::string> Args = cudaParseArgs(*TC, CudaSide::Host);
   IgnoringDiagConsumer Quiet;
-  tooling::runToolOnCodeWithArgs(
-      std::make_unique<RecordingAction>(Out, Errors), Code, Args, "input.cu",
-      "cuda-rewrite-unittest");
+  tooling::runToolOnCodeWithArgs(std::make_unique<RecordingAction>(Out, Errors),
+                                 Code, Args, "input.cu",
+                                 "cuda-rewrite-unittest");
   return Out;
 }
 

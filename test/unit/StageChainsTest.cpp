@@ -37,15 +37,15 @@ std::vector<std::string> describe(const std::string &Host) {
 } // namespace
 
 TEST(StageChains, LinkedLaunchesFormAChain) {
-  EXPECT_EQ(describe(R"cu(
+  EXPECT_EQ(
+      describe(R"cu(
 void run(float *a, float *b, float *c) {
   blur<<<1, 32>>>(a, b);
   cudaGetLastError();
   blur<<<1, 32>>>(b, c);
   blur<<<1, 32>>>(c, a);
 })cu"),
-            std::vector<std::string>{
-                "3 launches blur -> blur -> blur via 'b', 'c'"});
+      std::vector<std::string>{"3 launches blur -> blur -> blur via 'b', 'c'"});
 }
 
 TEST(StageChains, UnrelatedLaunchBreaksTheChain) {

@@ -1472,4 +1472,32 @@ template __global__ void k<double, 2>(const double *, double *, int);
   EXPECT_EQ(Bounds, "x >= 2;x < n - 2;");
 }
 
+TEST(StencilAccessTest, ConstReferenceArgumentsOfSystemFunctions) {
+  Analysis A = analyze(R"(
+#include <algorithm>
+__global__ void k(const float *in, float *out) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  float s, c;
+  sincosf(in[x], &s, &c);
+  out[x] = std::max(in[x - 1], in[x + 1]) + s * c;
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(offsets(A.shape()), "(0,0,0) (-1,0,0) (1,0,0)");
+  EXPECT_EQ(weights(A.shape()), "0,0,0=? -1,0,0=? 1,0,0=?");
+}
+
+TEST(StencilAccessRefusalTest, SystemFunctionWritingThroughPointer) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, float *other) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  float c;
+  sincosf(in[x + 1], &other[x], &c);
+  out[x] = c;
+}
+)");
+  EXPECT_EQ(A.refusal(),
+            "side effect: calls 'sincosf' with a pointer argument");
+}
+
 } // namespace

@@ -10,23 +10,27 @@ TEST(UnifiedDiff, EqualTextsGiveNothing) {
 TEST(UnifiedDiff, OneRemovedLineWithContext) {
   std::string Before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
   std::string After = "1\n2\n3\n4\n6\n7\n8\n9\n";
-  EXPECT_EQ(unifiedDiff("f.cu", Before, After),
-            "--- f.cu\n+++ f.cu\n@@ -2,7 +2,6 @@\n 2\n 3\n 4\n-5\n 6\n 7\n 8\n");
+  EXPECT_EQ(
+      unifiedDiff("f.cu", Before, After),
+      "--- f.cu\n+++ f.cu\n@@ -2,7 +2,6 @@\n 2\n 3\n 4\n-5\n 6\n 7\n 8\n");
 }
 
 TEST(UnifiedDiff, DistantChangesMakeTwoHunks) {
   std::string Before, After;
   for (int I = 1; I <= 20; ++I) {
     Before += std::to_string(I) + "\n";
-    After += (I == 2 ? "two" : I == 18 ? "eighteen" : std::to_string(I)) +
+    After += (I == 2    ? "two"
+              : I == 18 ? "eighteen"
+                        : std::to_string(I)) +
              std::string("\n");
   }
   std::string Diff = unifiedDiff("f.cu", Before, After);
   EXPECT_NE(Diff.find("@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n"),
             std::string::npos)
       << Diff;
-  EXPECT_NE(Diff.find("@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+eighteen\n 19\n 20\n"),
-            std::string::npos)
+  EXPECT_NE(
+      Diff.find("@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+eighteen\n 19\n 20\n"),
+      std::string::npos)
       << Diff;
 }
 
