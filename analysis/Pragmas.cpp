@@ -303,11 +303,6 @@ void CudaRewritePragmaHandler::HandlePragma(Preprocessor &PP,
                                             Token &FirstToken) {
   SourceManager &SM = PP.getSourceManager();
   DiagnosticsEngine &Diags = PP.getDiagnostics();
-  if (Keep && !(SM.isWrittenInMainFile(Introducer.Loc) &&
-                Keep(SM.getFileOffset(Introducer.Loc)))) {
-    PP.DiscardUntilEndOfDirective();
-    return;
-  }
   if (Introducer.Kind != PIK_HashPragma) {
     Diags.Report(Introducer.Loc,
                  Diags.getCustomDiagID(

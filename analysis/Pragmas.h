@@ -14,7 +14,6 @@
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Lex/Pragma.h"
 #include "llvm/ADT/ArrayRef.h"
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,21 +53,16 @@ struct PragmaDirective {
 };
 
 /// Records every well-formed cuda_rewrite pragma of the main file into a
-/// vector the caller owns; diagnoses malformed ones. \p Keep, if set, picks
-/// the pragmas this parse is responsible for (by main-file offset); the
-/// others are skipped silently because another parse reports them.
+/// vector the caller owns; diagnoses malformed ones.
 class CudaRewritePragmaHandler : public clang::PragmaHandler {
 public:
-  explicit CudaRewritePragmaHandler(
-      std::vector<PragmaDirective> &Out,
-      std::function<bool(unsigned)> Keep = nullptr)
-      : clang::PragmaHandler("cuda_rewrite"), Out(Out), Keep(std::move(Keep)) {}
+  explicit CudaRewritePragmaHandler(std::vector<PragmaDirective> &Out)
+      : clang::PragmaHandler("cuda_rewrite"), Out(Out) {}
   void HandlePragma(clang::Preprocessor &PP, clang::PragmaIntroducer Introducer,
                     clang::Token &FirstToken) override;
 
 private:
   std::vector<PragmaDirective> &Out;
-  std::function<bool(unsigned)> Keep;
 };
 
 /// What a pragma ended up attached to: a declaration at file scope or a

@@ -73,7 +73,7 @@ struct StencilCoefficient {
   /// the index is not a constant.
   std::vector<int64_t> FilterIndex;
 
-  /// E.g. "0.25", "-1*c", "w[2][0]", "?".
+  /// E.g. "0.25", "-c", "2*c", "w[2][0]", "w[?]", "?".
   std::string describe() const;
 };
 
@@ -90,7 +90,9 @@ struct StencilPoint {
 
 /// One conjunct of the guard as a bound on an output coordinate:
 /// `coordinate(Dim) Op Limit`, where the coordinate is the one the output
-/// index uses (for `out[y*W + x]` with `x = ... + threadIdx.x + 1`, x itself).
+/// index uses (for `out[y*W + x]` with `x = ... + threadIdx.x + 1`, x itself;
+/// when the output index has a base that is not a multiple of the strides,
+/// `out[y*W + x + base]`, the thread's blockIdx * blockDim + threadIdx).
 struct CoordinateBound {
   unsigned Dim = 0; ///< 0 = x, 1 = y, 2 = z.
   clang::BinaryOperatorKind Op = clang::BO_LT;

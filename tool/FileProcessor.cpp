@@ -42,8 +42,8 @@ struct SideSettings {
   /// This file's diagnostics buffer: printed in input order once all files
   /// are done, so that -j does not interleave them.
   raw_ostream &DiagStream;
-  /// Set for the device-side parse: it handles only what lies in these
-  /// __CUDA_ARCH__ blocks, the host-side parse everything else.
+  /// Set for the device-side parse: it takes only the candidates inside
+  /// these __CUDA_ARCH__ blocks, the host-side parse all the others.
   const CudaArchRegions *OnlyIn = nullptr;
 
   bool keeps(unsigned Offset) const {
@@ -131,10 +131,10 @@ public:
     // "N errors generated." belongs with the file's other diagnostics.
     CI.setVerboseOutputStream(Settings.DiagStream);
     Preprocessor &PP = CI.getPreprocessor();
-    std::function<bool(unsigned)> Keep;
-    if (Settings.OnlyIn)
-      Keep = [this](unsigned Offset) { return Settings.keeps(Offset); };
-    PP.AddPragmaHandler(new CudaRewritePragmaHandler(Pragmas, Keep));
+    // The device side records every pragma too: a pragma outside the
+    // __CUDA_ARCH__ blocks may annotate a launch inside one. Its removal
+    // edit and listing line duplicate the host side's and are merged away.
+    PP.AddPragmaHandler(new CudaRewritePragmaHandler(Pragmas));
     PP.addPPCallbacks(std::make_unique<CudaArchRegionRecorder>(
         CI.getSourceManager(), Out.ArchRegions));
     return true;

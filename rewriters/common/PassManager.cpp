@@ -28,9 +28,6 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
   if (!C.Annotation && !Opts.Auto)
     return "not annotated; add '#pragma cuda_rewrite " + Pass.Name.str() +
            "' or pass --auto";
-  if (!Pass.Implemented)
-    return "the '" + Pass.Name.str() +
-           "' pass is not implemented in this version of cuda-rewrite";
   if (C.InMacro && !Pass.HandlesMacros)
     return "written inside a macro expansion; rewriting it would change the "
            "macro for every use (expand the macro here to rewrite it)";
@@ -40,6 +37,9 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
   if (C.UnderCudaArch && !Pass.HandlesCudaArchRegions)
     return "under a __CUDA_ARCH__ conditional, where host and device "
            "compilations see different code";
+  if (!Pass.Implemented)
+    return "the '" + Pass.Name.str() +
+           "' pass is not implemented in this version of cuda-rewrite";
   return "";
 }
 
