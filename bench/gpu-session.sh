@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Everything this project runs on the GPU machine, in one call (device time
 # is scarce): the runtime's GPU tests, the GPU probe, and the benchmark
-# driver over the samples rewritten here by bench/stage.sh (carried in
-# build-bench/rewritten). Logs and results go to $1 (default $OUT).
+# driver over every sample that bench/stage.sh staged here (carried in
+# build-bench/rewritten: each variant's file and stage.log), so a partial
+# staging benches just those samples.
+#
+#   bash bench/gpu-session.sh [OUT [RUN.PY ARGS...]]
+#
+# Logs and results go to OUT (default $OUT); 6 files (7 if the probe failed
+# and run.py probed again), within the 8 that come back. Extra arguments go
+# to bench/run.py, e.g. `aggregate --run-args=--reps=50` or `--strict`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?give an output directory}}
+shift $(($# > 0))
 mkdir -p "$out/bench"
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
@@ -22,5 +30,9 @@ echo "== GPU probe"
 cat "$out/gpu-spec.json" 2>/dev/null || tail -5 "$out/probe.log"
 
 echo "== bench"
-python3 bench/run.py --gpu-spec "$out/gpu-spec.json" --log-dir "$out/bench" || status=1
+# Without a spec from the probe, run.py probes once more, or goes without.
+spec=()
+[[ -s $out/gpu-spec.json ]] && spec=(--gpu-spec "$out/gpu-spec.json")
+python3 bench/run.py --staged "${spec[@]}" --log-dir "$out/bench" "$@" ||
+  status=1
 exit $status

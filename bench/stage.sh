@@ -1,18 +1,44 @@
 #!/usr/bin/env bash
 # Rewrites every sample for bench/run.py. Runs on the machine with the tool
 # (it needs clang's libraries); the GPU machine has none, so the rewritten
-# sources travel there instead:
+# sources travel there instead (carry build-bench/rewritten):
 #
-#   bench/stage.sh [SAMPLE...]       # <pass> or <pass>/<name>; default: all
+#   bench/stage.sh [--allow-refused] [SAMPLE...]   # <pass> or <pass>/<name>
 #
-# writes build-bench/rewritten/<pass>/<name>.cu for each
-# samples/<pass>/<name>.cu and stops at the first tool failure.
+# writes build-bench/rewritten/<variant>/<pass>/<name>.cu for each
+# samples/<pass>/<name>.cu and each variant of its pass (variants_of below;
+# keep in step with REWRITTEN_VARIANTS in bench/run.py):
+#   aggregate   warp, block, kernel  (--aggregate-granularity=<variant>)
+#   other       rewritten            (the tool as it is)
+# and logs every tool run (command, exit status, output, verdict) to
+# build-bench/rewritten/stage.log, where run.py finds why a variant is absent.
+#
+# A variant is not produced (its file is deleted, so that a stale one is never
+# benchmarked) when the tool exits non-zero or, for a variant that forces a
+# granularity, prints a remark refusing it (see refusal_of). The other
+# variants go on; the exit status is then 1, or 0 with --allow-refused.
 #   CUDA_REWRITE        the tool (default build/tool/cuda-rewrite)
 #   CUDA_REWRITE_FLAGS  extra tool options, e.g.
-#                       --gpu-spec=bench/gpu-specs/h100.json --remarks
+#                       --gpu-spec=bench/gpu-specs/h100.json
 #   REWRITTEN_DIR       where to write (default build-bench/rewritten)
+# Exit status: 0 every variant produced (or --allow-refused), 1 some not,
+# 2 usage error, no tool, or no sample matches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+command="bench/stage.sh${*:+ $*}"
+allow_refused=0
+while (($#)); do
+  case $1 in
+  --allow-refused) allow_refused=1 ;;
+  --) shift; break ;;
+  -*) echo "stage.sh: unknown option '$1'" >&2
+      echo "usage: bench/stage.sh [--allow-refused] [SAMPLE...]" >&2
+      exit 2 ;;
+  *) break ;;
+  esac
+  shift
+done
 
 tool=${CUDA_REWRITE:-build/tool/cuda-rewrite}
 out_dir=${REWRITTEN_DIR:-build-bench/rewritten}
@@ -21,6 +47,34 @@ if [[ ! -x $tool ]]; then
   echo "stage.sh: no executable tool at '$tool' (build it, or set CUDA_REWRITE)" >&2
   exit 2
 fi
+# Remarks are how a refused granularity shows (the tool is silent about it
+# otherwise and exits 0); they only go to the log.
+has_remarks=0
+for f in "${flags[@]}"; do [[ $f == --remarks ]] && has_remarks=1; done
+((has_remarks)) || flags+=(--remarks)
+
+variants_of() { # The variants of pass $1, in table order.
+  case $1 in
+  aggregate) echo warp block kernel ;;
+  *) echo rewritten ;;
+  esac
+}
+
+variant_flags() { # Tool options that make variant $2 of pass $1.
+  case $1 in
+  aggregate) echo "--aggregate-granularity=$2" ;;
+  esac
+}
+
+# The first line of tool output $3 that refuses variant $2 of pass $1, if it
+# forces a granularity: a remark saying "not rewritten" (other than "not
+# annotated") or "refus...", tagged [<pass>] or naming the granularity.
+refusal_of() {
+  [[ -n $(variant_flags "$1" "$2") ]] || return 0
+  grep -E 'remark: ' "$3" | grep -Ei 'not rewritten|refus' |
+    grep -v 'not annotated' | grep -E "\\[$1\\]\$|granularity" | head -n 1 ||
+    true
+}
 
 selected() { # Is samples/$1.cu among the arguments (none: all)?
   (($# == 1)) && return 0
@@ -32,26 +86,76 @@ selected() { # Is samples/$1.cu among the arguments (none: all)?
   return 1
 }
 
-count=0
+sources=()
 for src in samples/*/*.cu; do
   rel=${src#samples/}
-  rel=${rel%.cu}
   [[ $rel == common/* ]] && continue
-  selected "$rel" "$@" || continue
-  dst=$out_dir/$rel.cu
-  mkdir -p "$(dirname "$dst")"
-  # A stale copy must not survive a failed rewrite and get benchmarked.
-  rm -f "$dst"
-  echo "stage.sh: $src -> $dst" >&2
-  if ! "$tool" "${flags[@]}" "$src" -o "$dst" -- -I samples/common \
-      -I runtime/include; then
-    echo "stage.sh: cuda-rewrite failed on $src; stopping" >&2
-    exit 1
-  fi
-  count=$((count + 1))
+  selected "${rel%.cu}" "$@" && sources+=("$src")
 done
-if ((count == 0)); then
+if ((${#sources[@]} == 0)); then
   echo "stage.sh: no sample matches" >&2
   exit 2
 fi
-echo "stage.sh: $count sample(s) rewritten into $out_dir" >&2
+
+mkdir -p "$out_dir"
+log=$out_dir/stage.log
+# A full staging starts the log afresh; staging a subset adds to it (run.py
+# reads the last verdict of each sample and variant).
+(($# == 0)) && : >"$log"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[[ -n $(git status --porcelain -- . 2>/dev/null) ]] && commit+="+dirty"
+echo "#### $(date -u '+%Y-%m-%d %H:%M UTC') $command (commit $commit," \
+  "tool $tool ${flags[*]})" >>"$log"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+
+produced=0 refused=0
+for src in "${sources[@]}"; do
+  rel=${src#samples/}
+  rel=${rel%.cu}
+  pass=${rel%%/*}
+  for variant in $(variants_of "$pass"); do
+    dst=$out_dir/$variant/$rel.cu
+    mkdir -p "$(dirname "$dst")"
+    # A stale copy must not survive a failed rewrite and get benchmarked.
+    rm -f "$dst"
+    read -r -a vflags <<<"$(variant_flags "$pass" "$variant")"
+    argv=("$tool" "${flags[@]}" "${vflags[@]}" "$src" -o "$dst" -- \
+      -I samples/common -I runtime/include)
+    echo "stage.sh: $src -> $dst" >&2
+    rc=0
+    "${argv[@]}" >"$tmp" 2>&1 || rc=$?
+    reason=
+    if ((rc != 0)); then
+      reason=$(grep -m 1 -E 'error|Unknown' "$tmp" || tail -n 1 "$tmp" || true)
+      reason="tool exit $rc: ${reason:-no output}"
+    elif [[ ! -f $dst ]]; then
+      reason="the tool wrote no $dst"
+    else
+      reason=$(refusal_of "$pass" "$variant" "$tmp")
+    fi
+    {
+      echo "==== stage $rel $variant"
+      echo "\$ ${argv[*]}"
+      cat "$tmp"
+      if [[ -n $reason ]]; then
+        echo "STAGE $rel $variant exit=$rc status=refused: $reason"
+      else
+        echo "STAGE $rel $variant exit=$rc status=ok"
+      fi
+    } >>"$log"
+    if [[ -n $reason ]]; then
+      rm -f "$dst"
+      refused=$((refused + 1))
+      echo "stage.sh: $rel $variant REFUSED: $reason" >&2
+    else
+      produced=$((produced + 1))
+    fi
+  done
+done
+echo "stage.sh: ${#sources[@]} sample(s), $produced variant(s) rewritten into" \
+  "$out_dir, $refused refused or failed (log: $log)" >&2
+if ((refused && !allow_refused)); then
+  exit 1
+fi
+exit 0

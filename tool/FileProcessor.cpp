@@ -91,7 +91,8 @@ public:
         Candidates.push_back(std::move(C));
 
     const ToolOptions &Opts = Settings.Opts;
-    PassOptions PassOpts{Opts.Passes, Opts.Auto};
+    PassOptions PassOpts{Opts.Passes, Opts.Auto,
+                         parseGranularity(Opts.AggregateGranularity)};
     if (Opts.List) {
       Out.Listing = listEntries(Ctx, Candidates, Attached, PassOpts);
       Out.Ok = true;

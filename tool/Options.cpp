@@ -1,6 +1,7 @@
 //===- Options.cpp - cuda-rewrite's command line --------------------------===//
 
 #include "tool/Options.h"
+#include "rewriters/aggregate/AggregatePass.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,6 +74,11 @@ cl::opt<std::string> Only("only",
                           cl::value_desc("pass,..."), cl::cat(Category));
 cl::opt<std::string> Disable("disable", cl::desc("Do not run these passes"),
                              cl::value_desc("pass,..."), cl::cat(Category));
+cl::opt<std::string> AggregateGranularity(
+    "aggregate-granularity",
+    cl::desc("Aggregate every launch at this granularity (warp, block or "
+             "kernel), whatever its pragma says"),
+    cl::value_desc("warp|block|kernel"), cl::cat(Category));
 cl::opt<std::string> Gpu("gpu",
                          cl::desc("Target GPU for the cost models and the "
                                   "parser (default sm_90)"),
@@ -143,6 +149,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.Auto = Auto;
   Opts.Only = Only;
   Opts.Disable = Disable;
+  Opts.AggregateGranularity = AggregateGranularity;
   Opts.Gpu = Gpu;
   Opts.GpuSpecFile = GpuSpec;
   Opts.CudaPath = CudaPath;
@@ -178,6 +185,10 @@ Error validateOptions(ToolOptions &Opts) {
   if (!Opts.Gpu.empty() && !StringRef(Opts.Gpu).starts_with("sm_"))
     return usage("--gpu takes an architecture such as sm_90, not '" + Opts.Gpu +
                  "'");
+  if (!Opts.AggregateGranularity.empty() &&
+      !parseGranularity(Opts.AggregateGranularity))
+    return usage("--aggregate-granularity takes warp, block or kernel, not '" +
+                 Opts.AggregateGranularity + "'");
   Expected<PassSet> Passes = enabledPasses(Opts.Only, Opts.Disable);
   if (!Passes)
     return usage(toString(Passes.takeError()));

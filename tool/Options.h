@@ -33,6 +33,7 @@ struct ToolOptions {
   bool Remarks = false;
   bool Auto = false;
   std::string Only, Disable;
+  std::string AggregateGranularity; ///< Overrides the pragmas' when set.
   PassSet Passes = PassSet::all();
 
   std::string Gpu = "sm_90";

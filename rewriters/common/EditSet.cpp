@@ -84,19 +84,16 @@ Error EditSet::addDefinition(StringRef Key, StringRef Text,
 
 Expected<tooling::Replacements> EditSet::finalize() const {
   tooling::Replacements All = Edits;
-  if (Definitions.empty())
-    return All;
-  unsigned Anchor = ~0u;
-  std::string Block;
-  for (const auto &[Key, Def] : Definitions) {
-    Anchor = std::min(Anchor, Def.AnchorOffset);
-    Block += Def.Text;
-  }
-  tooling::Replacement R(SM.getFileEntryRefForID(SM.getMainFileID())->getName(),
-                         Anchor, 0, Block);
-  if (Error E = All.add(R))
-    return editError("generated definitions conflict with an edit: " +
-                     toString(std::move(E)));
+  // One block per anchor, definitions sorted by key within it: the output
+  // does not depend on the order the passes generated them in.
+  std::map<unsigned, std::string> Blocks;
+  for (const auto &[Key, Def] : Definitions)
+    Blocks[Def.AnchorOffset] += Def.Text;
+  StringRef File = SM.getFileEntryRefForID(SM.getMainFileID())->getName();
+  for (const auto &[Anchor, Block] : Blocks)
+    if (Error E = All.add(tooling::Replacement(File, Anchor, 0, Block)))
+      return editError("generated definitions conflict with an edit: " +
+                       toString(std::move(E)));
   return All;
 }
 

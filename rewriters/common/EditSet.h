@@ -37,8 +37,8 @@ public:
                           clang::SourceLocation End);
 
   /// Adds a generated definition. The same key with the same text is
-  /// emitted once; the same key with other text is an error. All
-  /// definitions go, sorted by key, before the earliest anchor.
+  /// emitted once (before the earliest of its anchors); the same key with
+  /// other text is an error. Definitions at one anchor are sorted by key.
   llvm::Error addDefinition(llvm::StringRef Key, llvm::StringRef Text,
                             clang::SourceLocation Anchor);
 

@@ -45,15 +45,18 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
 
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts) {
+  std::vector<const Candidate *> AggregateSites;
   for (const Candidate &C : Candidates) {
     std::string Reason = reasonToSkip(C, Opts);
     if (!Reason.empty()) {
       Context.Remark.refused(C.Loc, passFor(C.Kind), Reason);
       continue;
     }
-    // Passes register here as their issues land.
+    // reasonToSkip() lets through only the passes that are implemented.
+    if (passFor(C.Kind) == PassId::Aggregate)
+      AggregateSites.push_back(&C);
   }
-  return true;
+  return runAggregatePass(Context, AggregateSites, Opts.AggregateGranularity);
 }
 
 } // namespace cuda_rewrite

@@ -8,6 +8,7 @@
 #define CUDA_REWRITE_REWRITERS_COMMON_PASSMANAGER_H
 
 #include "analysis/Candidates.h"
+#include "rewriters/aggregate/AggregatePass.h"
 #include "rewriters/common/EditSet.h"
 #include "rewriters/common/PassRegistry.h"
 #include "rewriters/common/Remarks.h"
@@ -22,6 +23,8 @@ PassId passFor(CandidateKind Kind);
 struct PassOptions {
   PassSet Enabled = PassSet::all();
   bool Auto = false;
+  /// --aggregate-granularity: replaces every pragma's granularity.
+  std::optional<Granularity> AggregateGranularity;
 };
 
 struct PassContext {

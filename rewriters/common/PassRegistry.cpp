@@ -12,7 +12,7 @@ namespace cuda_rewrite {
 
 static const PassInfo Passes[] = {
     {PassId::Aggregate, "aggregate",
-     "aggregate device-side kernel launches (KLAP)", false},
+     "aggregate device-side kernel launches (KLAP)", true},
     {PassId::Promote, "promote",
      "promote recursive device-side launches (KLAP)", false},
     {PassId::Systolic, "systolic",

@@ -21,6 +21,7 @@
 #define CUDA_REWRITE_RUNTIME_CUH
 
 #include "cuda_rewrite/config.cuh"
+#include "cuda_rewrite/aggregate.cuh"
 #include "cuda_rewrite/error.cuh"
 #include "cuda_rewrite/memory_pool.cuh"
 #include "cuda_rewrite/scan.cuh"

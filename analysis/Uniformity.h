@@ -1,0 +1,36 @@
+//===- Uniformity.h - Values the same for every thread ---------*- C++ -*-===//
+//
+// KLAP passes a launch argument as a scalar instead of an array when it is
+// the same for every thread aggregated together (seed 001, section II-C).
+// This is a conservative syntactic check: an expression is uniform when it
+// is built only from constants, parameters of the enclosing kernel that its
+// body never changes, and (within one block) blockIdx, blockDim, gridDim,
+// with operators that do not read memory or call functions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_ANALYSIS_UNIFORMITY_H
+#define CUDA_REWRITE_ANALYSIS_UNIFORMITY_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+
+namespace cuda_rewrite {
+
+enum class UniformScope {
+  Block, ///< Same for all threads of a block (warp and block granularity).
+  Grid,  ///< Same for all threads of the grid (kernel granularity).
+};
+
+/// Whether \p E has the same value in every thread of \p Scope, when
+/// evaluated anywhere in the body of \p Kernel.
+bool isUniform(const clang::Expr *E, const clang::FunctionDecl &Kernel,
+               UniformScope Scope);
+
+/// Whether \p Kernel's body may change \p Param (assigns it, increments it,
+/// takes its address or binds it to a non-const reference).
+bool mayModifyParam(const clang::FunctionDecl &Kernel,
+                    const clang::ParmVarDecl &Param);
+
+} // namespace cuda_rewrite
+
+#endif

@@ -1,0 +1,227 @@
+//===- AggregateCodeGen.cpp - Text of the aggregate pass's code -----------===//
+
+#include "rewriters/aggregate/AggregateCodeGen.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+std::string AggregatedChild::suffix() const {
+  std::string S;
+  for (const ParmVarDecl *P : scalarParams())
+    S += "_" + P->getNameAsString();
+  return S.empty() ? S : "_scalar" + S;
+}
+
+std::string AggregatedChild::argsStruct() const {
+  return Child->getNameAsString() + "_args" + suffix();
+}
+std::string AggregatedChild::kernelName() const {
+  return Child->getNameAsString() + "_aggregated" + suffix();
+}
+std::string AggregatedChild::warpHelper() const {
+  return Child->getNameAsString() + "_launch_warp" + suffix();
+}
+std::string AggregatedChild::blockHelper() const {
+  return Child->getNameAsString() + "_launch_block" + suffix();
+}
+
+std::vector<const ParmVarDecl *> AggregatedChild::perLaunchParams() const {
+  std::vector<const ParmVarDecl *> Params;
+  for (unsigned I = 0; I < Child->getNumParams(); ++I)
+    if (!Scalar[I])
+      Params.push_back(Child->getParamDecl(I));
+  return Params;
+}
+
+std::vector<const ParmVarDecl *> AggregatedChild::scalarParams() const {
+  std::vector<const ParmVarDecl *> Params;
+  for (unsigned I = 0; I < Child->getNumParams(); ++I)
+    if (Scalar[I])
+      Params.push_back(Child->getParamDecl(I));
+  return Params;
+}
+
+std::string declareParam(const ParmVarDecl &P) {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  PrintingPolicy Policy = P.getASTContext().getPrintingPolicy();
+  Policy.SuppressTagKeyword = true;
+  P.getType().print(OS, Policy, P.getName());
+  return Text;
+}
+
+/// Args packed greedily into lines of at most 80 columns, each line
+/// starting with \p Pad; the first line continues \p Head.
+static std::string packArgs(std::string Head, const std::string &Pad,
+                            const std::vector<std::string> &Args,
+                            StringRef Close) {
+  std::string Text, Line = std::move(Head);
+  for (size_t I = 0; I < Args.size(); ++I) {
+    std::string Piece = Args[I] + (I + 1 < Args.size() ? "," : Close.str());
+    bool AtLineStart = Line.size() == Pad.size() || Line.back() == '(';
+    if (!AtLineStart && Line.size() + 1 + Piece.size() > 80) {
+      Text += Line + "\n";
+      Line = Pad;
+      AtLineStart = true;
+    }
+    Line += (AtLineStart ? "" : " ") + Piece;
+  }
+  return Text + Line;
+}
+
+std::string wrapCall(StringRef Prefix, const std::vector<std::string> &Args,
+                     StringRef Suffix, unsigned Indent) {
+  std::string Pad(Indent, ' ');
+  std::string Close = ")" + Suffix.str();
+  std::string OneLine = Pad + Prefix.str() + "(" + join(Args, ", ") + Close;
+  if (OneLine.size() <= 80 || Args.empty())
+    return OneLine;
+  // Aligned after the parenthesis, as clang-format does, if that fits;
+  // else on the next lines with a continuation indent of four.
+  std::string Align(Indent + Prefix.size() + 1, ' ');
+  size_t Longest = 0;
+  for (const std::string &Arg : Args)
+    Longest = std::max(Longest, Arg.size());
+  if (Align.size() + Longest + Close.size() <= 80)
+    return packArgs(Pad + Prefix.str() + "(", Align, Args, Close);
+  return Pad + Prefix.str() + "(\n" +
+         packArgs(Pad + "    ", Pad + "    ", Args, Close);
+}
+
+static std::vector<std::string>
+declarations(const std::vector<const ParmVarDecl *> &Params) {
+  std::vector<std::string> Decls;
+  for (const ParmVarDecl *P : Params)
+    Decls.push_back(declareParam(*P));
+  return Decls;
+}
+
+static std::vector<std::string>
+names(const std::vector<const ParmVarDecl *> &Params) {
+  std::vector<std::string> Names;
+  for (const ParmVarDecl *P : Params)
+    Names.push_back(P->getNameAsString());
+  return Names;
+}
+
+std::string generateArgsStruct(const AggregatedChild &A) {
+  std::string Text = "\n// cuda-rewrite (aggregate): the arguments of one "
+                     "launch of '" +
+                     A.Child->getNameAsString() +
+                     "'\n// that may differ between the launches aggregated "
+                     "together.\nstruct " +
+                     A.argsStruct() + " {\n";
+  for (const std::string &Decl : declarations(A.perLaunchParams()))
+    Text += "  " + Decl + ";\n";
+  return Text + "};\n";
+}
+
+/// The child's body from just after its '{' to its '}' inclusive.
+static StringRef bodyAfterBrace(const FunctionDecl &Child) {
+  const auto *Body = cast<CompoundStmt>(Child.getBody());
+  const SourceManager &SM = Child.getASTContext().getSourceManager();
+  unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
+  unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
+  return SM.getBufferData(SM.getFileID(Body->getLBracLoc()))
+      .slice(Begin, End);
+}
+
+std::string generateAggregatedKernel(const AggregatedChild &A) {
+  const FunctionDecl &Child = *A.Child;
+  std::string Name = Child.getNameAsString();
+  std::vector<std::string> Params = {"cuda_rewrite::LaunchTable cr_launches",
+                                     "const " + A.argsStruct() + " *cr_args"};
+  for (const std::string &Decl : declarations(A.scalarParams()))
+    Params.push_back(Decl);
+
+  std::string Text =
+      "\n// cuda-rewrite (aggregate): '" + Name +
+      "' for aggregated launches. Each block of\n"
+      "// this grid runs one block of one original launch of '" +
+      Name +
+      "',\n// found by searching the launches' first blocks; below, the "
+      "original body\n// sees that launch's built-in variables and "
+      "arguments under their own names.\n";
+  Text += wrapCall("__global__ void " + A.kernelName(), Params, " {") + "\n";
+  Text += "  const cuda_rewrite::OriginalLaunch cr_self =\n"
+          "      cuda_rewrite::originalLaunch(cr_launches);\n";
+  if (A.Info.HasBarriers)
+    Text += "  // Every original launch here has the same block size (its "
+            "barriers need\n  // that), so no thread returns early.\n";
+  Text += "  if (!cr_self.active)\n    return;\n";
+  if (A.Info.UsesBlockIdx)
+    Text += "  const uint3 blockIdx = cr_self.blockIdx;\n";
+  if (A.Info.UsesBlockDim)
+    Text += "  const dim3 blockDim = cr_self.blockDim;\n";
+  if (A.Info.UsesGridDim)
+    Text += "  const dim3 gridDim = cr_self.gridDim;\n";
+  if (A.Info.UsesThreadIdx)
+    Text += "  const uint3 threadIdx = cr_self.threadIdx;\n";
+  for (const ParmVarDecl *P : A.perLaunchParams())
+    Text += "  " + declareParam(*P) + " = cr_args[cr_self.index]." +
+            P->getNameAsString() + ";\n";
+  Text += bodyAfterBrace(Child).ltrim("\r\n").str();
+  return Text + "\n";
+}
+
+/// The part the warp and block helpers share: the launch, and its check.
+static std::string launchAndCheck(const AggregatedChild &A) {
+  std::vector<std::string> Args = {"cr_launch.table", "cr_launch.args"};
+  for (const std::string &Name : names(A.scalarParams()))
+    Args.push_back(Name);
+  return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n    " +
+         A.kernelName() +
+         "<<<cr_launch.blocks, cr_launch.threads,\n" +
+         std::string(A.kernelName().size() + 7, ' ') +
+         "cr_launch.sharedBytes>>>(\n" +
+         packArgs("        ", "        ", Args, ");") +
+         "\n    cuda_rewrite::checkAggregatedLaunch(__FILE__, cr_line);\n  "
+         "}\n}\n";
+}
+
+std::string generateWarpHelper(const AggregatedChild &A) {
+  std::vector<std::string> Params = {"dim3 cr_grid", "dim3 cr_block",
+                                     "size_t cr_shared",
+                                     "const " + A.argsStruct() + " &cr_args"};
+  for (const std::string &Decl : declarations(A.scalarParams()))
+    Params.push_back(Decl);
+  Params.push_back("int cr_line");
+  return "\n// cuda-rewrite (aggregate): warp granularity. The lanes of a "
+         "warp that reach\n// a launch of '" +
+         A.Child->getNameAsString() + "' together make one launch of " +
+         A.kernelName() + ".\n" +
+         wrapCall("__device__ void " + A.warpHelper(), Params, " {") +
+         "\n  const auto cr_launch = cuda_rewrite::gatherWarpLaunches(\n"
+         "      cr_grid, cr_block, cr_shared, cr_args, __FILE__, cr_line);\n" +
+         launchAndCheck(A);
+}
+
+std::string generateBlockHelper(const AggregatedChild &A) {
+  std::vector<std::string> Params = {
+      "const cuda_rewrite::PendingLaunch<" + A.argsStruct() + "> &cr_pending"};
+  for (const std::string &Decl : declarations(A.scalarParams()))
+    Params.push_back(Decl);
+  Params.push_back("int cr_line");
+  return "\n// cuda-rewrite (aggregate): block granularity. Every thread of "
+         "the block\n// calls this once the parent's body is done; the "
+         "launches of '" +
+         A.Child->getNameAsString() + "' the block asked\n// for become one "
+         "launch of " +
+         A.kernelName() + ".\n" +
+         wrapCall("__device__ void " + A.blockHelper(), Params, " {") +
+         "\n  const auto cr_launch =\n"
+         "      cuda_rewrite::gatherBlockLaunches(cr_pending, __FILE__, "
+         "cr_line);\n" +
+         launchAndCheck(A);
+}
+
+} // namespace cuda_rewrite

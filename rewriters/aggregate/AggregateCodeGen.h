@@ -1,0 +1,56 @@
+//===- AggregateCodeGen.h - Text of the aggregate pass's code ---*- C++ -*-===//
+//
+// The CUDA the aggregate pass writes, as a good CUDA engineer would write it
+// by hand: one argument struct, one aggregated child and one launch helper
+// per child kernel and granularity, each with a comment saying what it came
+// from. The heavy lifting is in runtime/include/cuda_rewrite/aggregate.cuh.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATECODEGEN_H
+#define CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATECODEGEN_H
+
+#include "rewriters/aggregate/ChildKernel.h"
+#include "clang/AST/Decl.h"
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// One child kernel as one group of sites aggregates it: which of its
+/// parameters are passed once as scalars (uniform at every such site).
+struct AggregatedChild {
+  const clang::FunctionDecl *Child = nullptr;
+  ChildKernelInfo Info;
+  std::vector<bool> Scalar; ///< Per parameter of Child.
+
+  /// Distinguishes the versions of one child with different scalar sets.
+  std::string suffix() const;
+  std::string argsStruct() const;    ///< child_args
+  std::string kernelName() const;    ///< child_aggregated
+  std::string warpHelper() const;    ///< child_launch_warp
+  std::string blockHelper() const;   ///< child_launch_block
+  std::vector<const clang::ParmVarDecl *> perLaunchParams() const;
+  std::vector<const clang::ParmVarDecl *> scalarParams() const;
+};
+
+/// `struct child_args { ... };`
+std::string generateArgsStruct(const AggregatedChild &A);
+/// `__global__ void child_aggregated(...) { ... original body ... }`
+std::string generateAggregatedKernel(const AggregatedChild &A);
+/// `__device__ void child_launch_warp(...)`
+std::string generateWarpHelper(const AggregatedChild &A);
+/// `__device__ void child_launch_block(...)`
+std::string generateBlockHelper(const AggregatedChild &A);
+
+/// `T name` for a parameter, as it is declared.
+std::string declareParam(const clang::ParmVarDecl &P);
+
+/// `prefix(a, b, c)` on one line if it fits in 80 columns, else one
+/// argument per line aligned after the parenthesis.
+std::string wrapCall(llvm::StringRef Prefix,
+                     const std::vector<std::string> &Args,
+                     llvm::StringRef Suffix, unsigned Indent = 0);
+
+} // namespace cuda_rewrite
+
+#endif

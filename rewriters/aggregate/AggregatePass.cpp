@@ -1,0 +1,522 @@
+//===- AggregatePass.cpp - Kernel launch aggregation (KLAP) ---------------===//
+
+#include "rewriters/aggregate/AggregatePass.h"
+#include "analysis/LaunchSites.h"
+#include "analysis/Uniformity.h"
+#include "rewriters/aggregate/AggregateCodeGen.h"
+#include "rewriters/aggregate/ChildKernel.h"
+#include "rewriters/common/PassManager.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+#include <map>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+std::optional<Granularity> parseGranularity(StringRef Name) {
+  if (Name == "warp")
+    return Granularity::Warp;
+  if (Name == "block")
+    return Granularity::Block;
+  if (Name == "kernel")
+    return Granularity::Kernel;
+  return std::nullopt;
+}
+
+StringRef granularityName(Granularity G) {
+  switch (G) {
+  case Granularity::Warp:
+    return "warp";
+  case Granularity::Block:
+    return "block";
+  case Granularity::Kernel:
+    return "kernel";
+  }
+  llvm_unreachable("all granularities handled");
+}
+
+namespace {
+
+/// One launch the pass rewrites, with everything decided about it.
+struct Site {
+  const Candidate *C;
+  const CUDAKernelCallExpr *Call;
+  const FunctionDecl *Parent;
+  const FunctionDecl *Child;
+  Granularity G;
+  std::vector<bool> Scalar;
+  std::string WhyNotBlock; ///< Set when block granularity was not possible.
+};
+
+/// Facts about a parent kernel's body that decide block granularity.
+struct ParentBody : RecursiveASTVisitor<ParentBody> {
+  bool HasBarrier = false, HasReturn = false, HasGoto = false;
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const FunctionDecl *F = Call->getDirectCallee())
+      HasBarrier |= F->getName().starts_with("__syncthreads");
+    return true;
+  }
+  bool VisitReturnStmt(ReturnStmt *) { return HasReturn = true; }
+  bool VisitGotoStmt(GotoStmt *) { return HasGoto = true; }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return HasGoto = true; }
+};
+
+class AggregateRewriter {
+public:
+  AggregateRewriter(PassContext &Context, std::optional<Granularity> Override)
+      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()),
+        Override(Override) {}
+
+  bool run(ArrayRef<const Candidate *> Candidates) {
+    for (const Candidate *C : Candidates)
+      plan(*C);
+    if (Sites.empty())
+      return true;
+    return emitChildren() && rewriteWarpSites() && rewriteBlockParents() &&
+           prepareHostLaunches() && includeRuntime();
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Deciding
+  //===--------------------------------------------------------------------===//
+
+  void refuse(const Candidate &C, const Twine &Reason) {
+    Context.Remark.refused(C.Loc, PassId::Aggregate, Reason);
+  }
+
+  std::string text(SourceRange Range) const {
+    CharSourceRange Chars = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Range), SM, Ctx.getLangOpts());
+    return Lexer::getSourceText(Chars, SM, Ctx.getLangOpts()).str();
+  }
+
+  unsigned offset(SourceLocation Loc) const {
+    return SM.getFileOffset(SM.getExpansionLoc(Loc));
+  }
+
+  /// Argument \p I of `<<<grid, block, shared, stream>>>`, or null if it
+  /// was not written. Host launches configure through a call with exactly
+  /// these four arguments (omitted ones are default arguments); device-side
+  /// ones through cudaLaunchDevice, whose last four they are (omitted ones
+  /// are synthesized at the `<<<`).
+  static const Expr *configArg(const CUDAKernelCallExpr *Call, unsigned I) {
+    const auto *Config = cast<CallExpr>(Call->getConfig());
+    unsigned N = Config->getNumArgs();
+    if (N < 4)
+      return nullptr;
+    const Expr *Arg = Config->getArg(N - 4 + I);
+    if (isa<CXXDefaultArgExpr>(Arg->IgnoreImpCasts()) ||
+        Arg->getBeginLoc() == Config->getBeginLoc())
+      return nullptr;
+    return Arg;
+  }
+
+  /// A block size every launch at this site has: needed when the child
+  /// waits at barriers.
+  bool isConstantBlock(const Expr *E) const {
+    E = E->IgnoreImplicit();
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr()->IgnoreImplicit();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      for (const Expr *Arg : Construct->arguments())
+        if (!isa<CXXDefaultArgExpr>(Arg) && !isConstantBlock(Arg))
+          return false;
+      return true;
+    }
+    return E->isIntegerConstantExpr(Ctx);
+  }
+
+  bool inLoop(const Stmt *S, const FunctionDecl *Parent) const {
+    DynTypedNode Node = DynTypedNode::create(*S);
+    while (true) {
+      DynTypedNodeList Parents = Ctx.getParents(Node);
+      if (Parents.empty() || Parents[0].get<FunctionDecl>())
+        return false;
+      if (Parents[0].get<ForStmt>() || Parents[0].get<WhileStmt>() ||
+          Parents[0].get<DoStmt>() || Parents[0].get<CXXForRangeStmt>())
+        return true;
+      Node = Parents[0];
+    }
+  }
+
+  /// Why block granularity cannot rewrite this launch, or "".
+  std::string blockRefusal(const CUDAKernelCallExpr *Call,
+                           const FunctionDecl *Parent) const {
+    if (!Parent->hasAttr<CUDAGlobalAttr>())
+      return "the launch is in a __device__ function, and block "
+             "granularity rewrites whole kernels";
+    if (inLoop(Call, Parent))
+      return "the launch is in a loop, so a thread may launch more than "
+             "once";
+    for (const ParmVarDecl *P : Parent->parameters())
+      if (P->hasDefaultArg())
+        return "the parent kernel has default arguments";
+    // __global__ itself is a macro; what matters is that the declaration
+    // up to the name maps back to plain text that can be replaced.
+    if (Parent->getLocation().isMacroID() ||
+        Lexer::makeFileCharRange(
+            CharSourceRange::getCharRange(Parent->getBeginLoc(),
+                                          Parent->getLocation()),
+            SM, Ctx.getLangOpts())
+            .isInvalid())
+      return "the parent kernel's name or declaration is written with macros";
+    ParentBody Body;
+    Body.TraverseStmt(Parent->getBody());
+    if (Body.HasGoto)
+      return "the parent kernel uses goto";
+    if (Body.HasBarrier && Body.HasReturn)
+      return "the parent kernel uses __syncthreads and returns early: a "
+             "thread that returned would wait at the aggregation barrier "
+             "while others wait at the parent's";
+    return "";
+  }
+
+  void plan(const Candidate &C) {
+    const auto *Call = cast<CUDAKernelCallExpr>(C.Statement);
+    const FunctionDecl *Parent = C.Function;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return refuse(C, "the launched kernel is not known at compile time");
+    const FunctionDecl *Child = Callee->getDefinition();
+    if (!Child || !SM.isWrittenInMainFile(Child->getLocation()))
+      return refuse(C, "the child kernel '" + Callee->getNameAsString() +
+                           "' is not defined in this file");
+    if (offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
+      return refuse(C, "the child kernel '" + Child->getNameAsString() +
+                           "' is defined after its parent; define it first");
+    ChildKernelInfo Info = analyzeChildKernel(*Child);
+    if (!Info.Refusal.empty())
+      return refuse(C, Info.Refusal);
+    if (const Expr *Stream = configArg(Call, 3))
+      if (!Stream->isNullPointerConstant(Ctx,
+                                         Expr::NPC_ValueDependentIsNotNull))
+        return refuse(C, "the launch names a stream; launches on different "
+                         "streams cannot be aggregated");
+    if (Info.HasBarriers && !isConstantBlock(configArg(Call, 1)))
+      return refuse(C, "the child uses __syncthreads and the launch's block "
+                       "size is not a compile-time constant: in blocks larger "
+                       "than a launch's own, its extra threads would miss the "
+                       "barriers");
+
+    Site S{&C, Call, Parent, Child, Granularity::Warp, {}, ""};
+    std::optional<Granularity> Asked = Override;
+    if (!Asked && C.Annotation)
+      if (const PragmaClause *Clause = C.Annotation->clause("granularity"))
+        Asked = parseGranularity(Clause->Args[0]);
+    if (Asked == Granularity::Kernel)
+      return refuse(C, "kernel granularity is not implemented yet; use "
+                       "granularity(block) or granularity(warp)");
+    S.WhyNotBlock = blockRefusal(Call, Parent);
+    if (Asked == Granularity::Block && !S.WhyNotBlock.empty())
+      return refuse(C, "block granularity: " + S.WhyNotBlock);
+    S.G = (Asked == Granularity::Warp || !S.WhyNotBlock.empty())
+              ? Granularity::Warp
+              : Granularity::Block;
+
+    for (unsigned I = 0; I < Child->getNumParams(); ++I)
+      S.Scalar.push_back(isUniform(Call->getArg(I), *Parent,
+                                   UniformScope::Block));
+    Sites.push_back(std::move(S));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Emitting
+  //===--------------------------------------------------------------------===//
+
+  AggregatedChild aggregatedChild(const Site &S) const {
+    return AggregatedChild{S.Child, analyzeChildKernel(*S.Child), S.Scalar};
+  }
+
+  /// The start of the line after the one \p Loc's token ends on.
+  SourceLocation lineAfter(SourceLocation Loc) const {
+    SourceLocation End = Lexer::getLocForEndOfToken(SM.getExpansionLoc(Loc), 0,
+                                                    SM, Ctx.getLangOpts());
+    StringRef Buffer = SM.getBufferData(SM.getMainFileID());
+    size_t Newline = Buffer.find('\n', SM.getFileOffset(End));
+    unsigned Offset = Newline == StringRef::npos ? Buffer.size() : Newline + 1;
+    return SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(Offset);
+  }
+
+  bool check(Error E, SourceLocation Loc) {
+    if (!E)
+      return true;
+    DiagnosticsEngine &Diags = Ctx.getDiagnostics();
+    Diags.Report(Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error,
+                                            "aggregate: %0"))
+        << toString(std::move(E));
+    return false;
+  }
+
+  /// The argument struct, aggregated kernel and launch helpers, once per
+  /// child and scalar set, right after the child's definition.
+  bool emitChildren() {
+    for (const Site &S : Sites) {
+      AggregatedChild A = aggregatedChild(S);
+      SourceLocation Anchor = lineAfter(S.Child->getEndLoc());
+      std::string Key = "aggregate/" + S.Child->getNameAsString() + A.suffix();
+      bool Ok =
+          check(Context.Edits.addDefinition(Key + "/1", generateArgsStruct(A),
+                                            Anchor),
+                S.C->Loc) &&
+          check(Context.Edits.addDefinition(
+                    Key + "/2", generateAggregatedKernel(A), Anchor),
+                S.C->Loc) &&
+          check(Context.Edits.addDefinition(
+                    Key + (S.G == Granularity::Warp ? "/3" : "/4"),
+                    S.G == Granularity::Warp ? generateWarpHelper(A)
+                                             : generateBlockHelper(A),
+                    Anchor),
+                S.C->Loc);
+      if (!Ok)
+        return false;
+    }
+    return true;
+  }
+
+  /// `child_args{a, b}`: the per-launch arguments of a site.
+  std::string argsValue(const Site &S, const AggregatedChild &A) const {
+    std::vector<std::string> Values;
+    for (unsigned I = 0; I < S.Child->getNumParams(); ++I)
+      if (!S.Scalar[I])
+        Values.push_back(text(S.Call->getArg(I)->getSourceRange()));
+    return A.argsStruct() + "{" + join(Values, ", ") + "}";
+  }
+
+  std::vector<std::string> scalarArgs(const Site &S) const {
+    std::vector<std::string> Values;
+    for (unsigned I = 0; I < S.Child->getNumParams(); ++I)
+      if (S.Scalar[I])
+        Values.push_back(text(S.Call->getArg(I)->getSourceRange()));
+    return Values;
+  }
+
+  /// grid, block and dynamic shared memory of a site, as written.
+  std::vector<std::string> configValues(const Site &S) const {
+    const Expr *Shared = configArg(S.Call, 2);
+    return {text(configArg(S.Call, 0)->getSourceRange()),
+            text(configArg(S.Call, 1)->getSourceRange()),
+            Shared ? text(Shared->getSourceRange()) : "0"};
+  }
+
+  std::string describe(const Site &S, const AggregatedChild &A) const {
+    std::string Text = "aggregated at " + granularityName(S.G).str() +
+                       " granularity into '" + A.kernelName() + "'";
+    if (!S.WhyNotBlock.empty())
+      Text += " (not block granularity: " + S.WhyNotBlock + ")";
+    std::vector<std::string> Scalars, PerLaunch;
+    for (const ParmVarDecl *P : A.scalarParams())
+      Scalars.push_back(P->getNameAsString());
+    for (const ParmVarDecl *P : A.perLaunchParams())
+      PerLaunch.push_back(P->getNameAsString());
+    Text += "; scalar arguments: " +
+            (Scalars.empty() ? std::string("none") : join(Scalars, ", "));
+    Text += "; per-launch arguments: " +
+            (PerLaunch.empty() ? std::string("none") : join(PerLaunch, ", "));
+    return Text;
+  }
+
+  CharSourceRange callRange(const Site &S) const {
+    return CharSourceRange::getTokenRange(S.Call->getSourceRange());
+  }
+
+  bool rewriteWarpSites() {
+    for (const Site &S : Sites) {
+      if (S.G != Granularity::Warp)
+        continue;
+      AggregatedChild A = aggregatedChild(S);
+      std::vector<std::string> Args = configValues(S);
+      Args.push_back(argsValue(S, A));
+      for (std::string &Value : scalarArgs(S))
+        Args.push_back(std::move(Value));
+      Args.push_back("__LINE__");
+      if (!check(Context.Edits.replace(callRange(S), A.warpHelper() + "(" +
+                                                         join(Args, ", ") +
+                                                         ")"),
+                 S.C->Loc))
+        return false;
+      RewrittenParents.insert(S.Parent->getCanonicalDecl());
+      Context.Remark.applied(S.C->Loc, PassId::Aggregate, describe(S, A));
+    }
+    return true;
+  }
+
+  /// Block granularity: `parent` becomes `parent_body`, a __device__
+  /// function that records its launches, and a new `parent` kernel runs it
+  /// and then aggregates the block's launches.
+  bool rewriteBlockParents() {
+    std::map<unsigned, std::vector<const Site *>> ByParent;
+    for (const Site &S : Sites)
+      if (S.G == Granularity::Block)
+        ByParent[offset(S.Parent->getBeginLoc())].push_back(&S);
+    for (auto &[ParentOffset, ParentSites] : ByParent)
+      if (!rewriteBlockParent(ParentSites))
+        return false;
+    return true;
+  }
+
+  bool rewriteBlockParent(const std::vector<const Site *> &ParentSites) {
+    const FunctionDecl *Parent = ParentSites.front()->Parent;
+    std::string Name = Parent->getNameAsString();
+    std::string BodyName = Name + "_body";
+    const auto *Body = cast<CompoundStmt>(Parent->getBody());
+
+    // Everything before the name (__global__, __launch_bounds__, void) is
+    // kept for the new kernel; the body function is a plain __device__ one.
+    std::string Prefix =
+        text(SourceRange(Parent->getBeginLoc(),
+                         Parent->getLocation().getLocWithOffset(-1)));
+    Prefix = StringRef(Prefix).rtrim().str();
+    SourceRange ParamRange = Parent->getParametersSourceRange();
+    std::string ParamText = ParamRange.isValid() ? text(ParamRange) : "";
+
+    std::vector<std::string> Pending, ParamNames, Calls;
+    for (const ParmVarDecl *P : Parent->parameters())
+      ParamNames.push_back(P->getNameAsString());
+    std::string Decls, Flushes;
+    for (size_t I = 0; I < ParentSites.size(); ++I) {
+      const Site &S = *ParentSites[I];
+      AggregatedChild A = aggregatedChild(S);
+      std::string Var = "cr_pending_" + std::to_string(I);
+      std::string Type = "cuda_rewrite::PendingLaunch<" + A.argsStruct() + ">";
+      Pending.push_back(Type + " &" + Var);
+      Decls += "  " + Type + " " + Var + ";\n";
+      ParamNames.push_back(Var);
+      std::vector<std::string> FlushArgs = {Var};
+      for (std::string &Value : scalarArgs(S))
+        FlushArgs.push_back(std::move(Value));
+      FlushArgs.push_back("__LINE__");
+      Flushes += wrapCall(A.blockHelper(), FlushArgs, ";", 2) + "\n";
+
+      std::vector<std::string> Request = configValues(S);
+      Request.push_back(argsValue(S, A));
+      if (!check(Context.Edits.replace(callRange(S), Var + ".request(" +
+                                                         join(Request, ", ") +
+                                                         ")"),
+                 S.C->Loc))
+        return false;
+      Context.Remark.applied(S.C->Loc, PassId::Aggregate, describe(S, A));
+    }
+
+    SourceLocation NameLoc = Parent->getLocation();
+    bool Ok =
+        check(Context.Edits.replace(
+                  CharSourceRange::getCharRange(Parent->getBeginLoc(), NameLoc),
+                  "// cuda-rewrite (aggregate): the body of '" + Name +
+                      "'; its launches are recorded and\n// made, one per "
+                      "block, by '" +
+                      Name + "' below.\n__device__ __forceinline__ void "),
+              Parent->getLocation()) &&
+        check(Context.Edits.replace(CharSourceRange::getTokenRange(NameLoc),
+                                    BodyName),
+              NameLoc);
+    if (!Ok)
+      return false;
+    std::string Extra = join(Pending, ", ");
+    SourceLocation RParen =
+        Parent->getFunctionTypeLoc().getRParenLoc();
+    if (!check(Context.Edits.insertBefore(
+                   RParen, (Parent->getNumParams() ? ", " : "") + Extra),
+               RParen))
+      return false;
+
+    std::string Wrapper =
+        "\n\n// cuda-rewrite (aggregate): '" + Name +
+        "' with its device-side launches aggregated per\n// block: each "
+        "thread runs the original body, then the block launches once.\n" +
+        Prefix + " " + Name + "(" + ParamText + ") {\n" + Decls +
+        wrapCall(BodyName, ParamNames, ";", 2) + "\n" + Flushes + "}";
+    if (!check(Context.Edits.insertBefore(
+                   Lexer::getLocForEndOfToken(Body->getRBracLoc(), 0, SM,
+                                              Ctx.getLangOpts()),
+                   Wrapper),
+               Body->getRBracLoc()))
+      return false;
+    RewrittenParents.insert(Parent->getCanonicalDecl());
+    return true;
+  }
+
+  /// Each host launch of a rewritten parent first resets the pool that
+  /// holds the launch tables.
+  bool prepareHostLaunches() {
+    for (const LaunchSite &L : findLaunchSites(Ctx)) {
+      if (L.FromDevice || !L.Callee ||
+          !RewrittenParents.count(L.Callee->getCanonicalDecl()))
+        continue;
+      const Expr *Stream = configArg(L.Call, 3);
+      std::string Prepare =
+          "cuda_rewrite::prepareAggregatedLaunch(" +
+          (Stream ? text(Stream->getSourceRange()) : std::string()) + ")";
+      DynTypedNodeList Parents = Ctx.getParents(*L.Call);
+      bool IsStatement =
+          !Parents.empty() && (Parents[0].get<CompoundStmt>() ||
+                               (Parents[0].get<ExprWithCleanups>() &&
+                                !Ctx.getParents(Parents[0]).empty() &&
+                                Ctx.getParents(Parents[0])[0]
+                                    .get<CompoundStmt>()));
+      Error E = IsStatement
+                    ? Context.Edits.insertBefore(
+                          SM.getExpansionLoc(L.Call->getBeginLoc()),
+                          Prepare + ";\n" + indentOf(L.Call->getBeginLoc()))
+                    : Context.Edits.insertBefore(
+                          SM.getExpansionLoc(L.Call->getBeginLoc()),
+                          "(" + Prepare + ", ");
+      if (!IsStatement && !E)
+        E = Context.Edits.insertBefore(
+            Lexer::getLocForEndOfToken(
+                SM.getExpansionLoc(L.Call->getEndLoc()), 0, SM,
+                Ctx.getLangOpts()),
+            ")");
+      if (!check(std::move(E), L.Call->getBeginLoc()))
+        return false;
+    }
+    return true;
+  }
+
+  std::string indentOf(SourceLocation Loc) const {
+    unsigned Column = SM.getExpansionColumnNumber(Loc);
+    return std::string(Column ? Column - 1 : 0, ' ');
+  }
+
+  /// `#include "cuda_rewrite/runtime.cuh"` before the file's first
+  /// declaration.
+  bool includeRuntime() {
+    SourceLocation First;
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (SM.isWrittenInMainFile(SM.getExpansionLoc(D->getBeginLoc())) &&
+          !D->isImplicit()) {
+        First = SM.getExpansionLoc(D->getBeginLoc());
+        break;
+      }
+    if (First.isInvalid())
+      return true;
+    SourceLocation LineStart = SM.translateLineCol(
+        SM.getMainFileID(), SM.getExpansionLineNumber(First), 1);
+    return check(Context.Edits.addDefinition(
+                     "0/include-runtime",
+                     "#include \"cuda_rewrite/runtime.cuh\"\n\n", LineStart),
+                 First);
+  }
+
+  PassContext &Context;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  std::optional<Granularity> Override;
+  std::vector<Site> Sites;
+  llvm::DenseSet<const FunctionDecl *> RewrittenParents;
+};
+
+} // namespace
+
+bool runAggregatePass(PassContext &Context, ArrayRef<const Candidate *> Sites,
+                      std::optional<Granularity> Override) {
+  return AggregateRewriter(Context, Override).run(Sites);
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,43 @@
+//===- AggregatePass.h - Kernel launch aggregation (KLAP) ------*- C++ -*-===//
+//
+// Device-side launches made by many threads become one launch of an
+// aggregated child (seed 001, section II):
+//  - warp granularity: the lanes that reach a launch together (the active
+//    mask) aggregate at the launch itself;
+//  - block granularity: the parent's body runs as a __device__ function
+//    that records each thread's launch; the kernel around it aggregates the
+//    block's launches once every thread has finished the body, so divergent
+//    launches and early returns need no control-flow-to-data-flow
+//    conversion. Moving a launch to the end of its parent thread is sound in
+//    CDP2: the child could not be waited for, and it sees at least the
+//    writes it saw before;
+//  - kernel granularity: not implemented yet (refused with a remark).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATEPASS_H
+#define CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATEPASS_H
+
+#include "analysis/Candidates.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace cuda_rewrite {
+
+struct PassContext;
+
+enum class Granularity { Warp, Block, Kernel };
+
+std::optional<Granularity> parseGranularity(llvm::StringRef Name);
+llvm::StringRef granularityName(Granularity G);
+
+/// Rewrites \p Sites (device-launch candidates the pass manager let
+/// through). \p Override, if set, replaces every pragma's granularity.
+/// Returns false if an edit failed (an error was diagnosed).
+bool runAggregatePass(PassContext &Context,
+                      llvm::ArrayRef<const Candidate *> Sites,
+                      std::optional<Granularity> Override);
+
+} // namespace cuda_rewrite
+
+#endif

@@ -1,0 +1,248 @@
+//===- cuda_rewrite/aggregate.cuh - Kernel launch aggregation --*- CUDA -*-===//
+//
+// Part of cuda-rewrite: the header-only device runtime included by rewritten
+// code.
+//
+//===----------------------------------------------------------------------===//
+//
+// Support for the `aggregate` pass (KLAP, seed 001 section II). Device-side
+// launches made by many threads of a parent kernel become one launch of an
+// aggregated child: a 1-D grid with as many blocks as all the original
+// launches together, each block of max(original block sizes) threads. The
+// parent stores, per original launch, its configuration and its arguments
+// (from the memory pool); each aggregated block finds its original launch by
+// a binary search over the exclusive prefix sum of the original grid sizes
+// (computed once, in the parent) and runs the original body with the
+// original launch's blockIdx/blockDim/gridDim/threadIdx.
+//
+// Failures the rewrite introduces are never silent: a pool too small for the
+// launch records, or a launch the device runtime refuses (error 69, the
+// pending-launch limit), is recorded with its source line (error.cuh) and
+// traps, so the parent grid fails with a CUDA error at the user's next
+// synchronization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_REWRITE_AGGREGATE_CUH
+#define CUDA_REWRITE_AGGREGATE_CUH
+
+#include "cuda_rewrite/error.cuh"
+#include "cuda_rewrite/memory_pool.cuh"
+#include "cuda_rewrite/scan.cuh"
+#include "cuda_rewrite/search.cuh"
+
+namespace cuda_rewrite {
+
+/// One original launch's configuration, as the parent stored it.
+struct LaunchConfig {
+  dim3 grid;
+  dim3 block;
+};
+
+/// What an aggregated child receives about the original launches.
+struct LaunchTable {
+  /// Exclusive prefix sum of the original grids' block counts.
+  const unsigned *firstBlock;
+  const LaunchConfig *configs;
+  unsigned count;
+};
+
+/// Where the calling thread of an aggregated child comes from: the original
+/// launch it belongs to and its built-in variables there.
+struct OriginalLaunch {
+  unsigned index;
+  uint3 blockIdx;
+  dim3 blockDim;
+  dim3 gridDim;
+  uint3 threadIdx;
+  /// False for the threads beyond the original block's size: they must not
+  /// run the body.
+  bool active;
+};
+
+/// Decomposes `linear` in the order CUDA numbers blocks and threads (x
+/// fastest), so that warps hold the same threads as in the original launch.
+__device__ __forceinline__ uint3 unflatten(unsigned linear, dim3 extent) {
+  return make_uint3(linear % extent.x, (linear / extent.x) % extent.y,
+                    linear / (extent.x * extent.y));
+}
+
+__device__ __forceinline__ OriginalLaunch
+originalLaunch(const LaunchTable &table) {
+  OriginalLaunch self;
+  // Every block of the aggregated grid belongs to some launch: the index
+  // is never -1 here.
+  self.index = unsigned(
+      findLaunch(table.firstBlock, int(table.count), blockIdx.x));
+  const LaunchConfig config = table.configs[self.index];
+  self.gridDim = config.grid;
+  self.blockDim = config.block;
+  self.blockIdx =
+      unflatten(blockIdx.x - table.firstBlock[self.index], config.grid);
+  self.threadIdx = unflatten(threadIdx.x, config.block);
+  self.active = threadIdx.x < config.block.x * config.block.y * config.block.z;
+  return self;
+}
+
+__device__ __forceinline__ unsigned volume(dim3 d) { return d.x * d.y * d.z; }
+
+/// Records a failure of the aggregation itself and stops the parent grid.
+__device__ __forceinline__ void failAggregation(cudaError_t error,
+                                                const char *file, int line) {
+  recordDeviceError(error, file, line);
+  __trap();
+}
+
+/// The part of the pool holding `count` launches' tables and arguments.
+template <typename Args> struct LaunchRecords {
+  unsigned *firstBlock;
+  LaunchConfig *configs;
+  Args *args;
+
+  __device__ static size_t bytes(unsigned count) {
+    return count * (sizeof(unsigned) + sizeof(LaunchConfig) + sizeof(Args)) +
+           2 * alignof(Args);
+  }
+  /// Lays out the arrays in `memory` (from bytes(count)).
+  __device__ static LaunchRecords at(void *memory, unsigned count) {
+    LaunchRecords r;
+    char *p = static_cast<char *>(memory);
+    r.configs = reinterpret_cast<LaunchConfig *>(p);
+    p += count * sizeof(LaunchConfig);
+    r.firstBlock = reinterpret_cast<unsigned *>(p);
+    p += count * sizeof(unsigned);
+    const size_t misalign = reinterpret_cast<size_t>(p) % alignof(Args);
+    r.args = reinterpret_cast<Args *>(p + (misalign ? alignof(Args) - misalign
+                                                    : 0));
+    return r;
+  }
+  __device__ void store(unsigned slot, unsigned first, dim3 grid, dim3 block,
+                        const Args &a) const {
+    firstBlock[slot] = first;
+    configs[slot] = LaunchConfig{grid, block};
+    args[slot] = a;
+  }
+};
+
+/// The aggregated launch a warp or block is to make.
+template <typename Args> struct AggregatedLaunch {
+  LaunchTable table;
+  const Args *args;
+  unsigned blocks;      ///< Sum of the original grids' blocks.
+  unsigned threads;     ///< Max of the original blocks' threads.
+  size_t sharedBytes;   ///< Max of the original dynamic shared memory.
+  bool launcher;        ///< The calling thread makes the launch.
+};
+
+/// Warp granularity: the lanes that reach the launch together (the active
+/// mask) store their launches in one pool allocation; the lowest of them
+/// launches for all. Lanes elsewhere in the program are not waited for.
+template <typename Args>
+__device__ AggregatedLaunch<Args>
+gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
+                   const char *file, int line) {
+  const unsigned mask = __activemask();
+  const unsigned count = __popc(mask);
+  const unsigned rank = activeRank(mask);
+  const unsigned leader = activeLeader(mask);
+  unsigned total;
+  const unsigned first = activeExclusiveSum(mask, volume(grid), &total);
+  AggregatedLaunch<Args> launch;
+  launch.blocks = total;
+  launch.threads = activeMax(mask, volume(block));
+  launch.sharedBytes = activeMax(mask, sharedBytes);
+  launch.launcher = rank == 0;
+
+  void *memory = nullptr;
+  if (launch.launcher)
+    memory = poolAllocate(LaunchRecords<Args>::bytes(count));
+  memory = shuffle(mask, memory, leader);
+  if (!memory)
+    failAggregation(cudaErrorMemoryAllocation, file, line);
+  const auto records = LaunchRecords<Args>::at(memory, count);
+  records.store(rank, first, grid, block, args);
+  // The launcher's launch must see every lane's records.
+  __threadfence();
+  __syncwarp(mask);
+  launch.table = LaunchTable{records.firstBlock, records.configs, count};
+  launch.args = records.args;
+  return launch;
+}
+
+/// A launch a thread of a block-granularity parent asked for, kept until the
+/// whole block is done with the parent's body.
+template <typename Args> struct PendingLaunch {
+  bool requested = false;
+  dim3 grid;
+  dim3 block;
+  size_t sharedBytes = 0;
+  Args args;
+
+  __device__ void request(dim3 g, dim3 b, size_t shared, const Args &a) {
+    requested = true;
+    grid = g;
+    block = b;
+    sharedBytes = shared;
+    args = a;
+  }
+};
+
+/// Block granularity: every thread of the block calls this (it has
+/// barriers). The threads that requested a launch get consecutive slots; the
+/// block's first thread launches for all.
+template <typename Args>
+__device__ AggregatedLaunch<Args>
+gatherBlockLaunches(const PendingLaunch<Args> &pending, const char *file,
+                    int line) {
+  // One scan counts both the requests (high half) and their blocks (low
+  // half); an aggregated grid cannot exceed 2^31 - 1 blocks anyway.
+  const unsigned long long mine =
+      pending.requested
+          ? (1ull << 32) | volume(pending.grid)
+          : 0ull;
+  unsigned long long total;
+  const unsigned long long before = blockExclusiveSumDynamic(mine, &total);
+  AggregatedLaunch<Args> launch;
+  const unsigned count = unsigned(total >> 32);
+  launch.blocks = unsigned(total);
+  launch.threads =
+      blockMaxDynamic(pending.requested ? volume(pending.block) : 0u);
+  launch.sharedBytes =
+      blockMaxDynamic(pending.requested ? pending.sharedBytes : size_t(0));
+  launch.launcher = linearThreadIndex() == 0;
+
+  __shared__ void *memory;
+  if (launch.launcher)
+    memory = count ? poolAllocate(LaunchRecords<Args>::bytes(count)) : nullptr;
+  __syncthreads();
+  if (count && !memory)
+    failAggregation(cudaErrorMemoryAllocation, file, line);
+  const auto records = LaunchRecords<Args>::at(memory, count);
+  if (pending.requested)
+    records.store(unsigned(before >> 32), unsigned(before), pending.grid,
+                  pending.block, pending.args);
+  __threadfence();
+  __syncthreads();
+  launch.table = LaunchTable{records.firstBlock, records.configs, count};
+  launch.args = records.args;
+  return launch;
+}
+
+/// After the aggregated launch: a refused launch (e.g. error 69) is
+/// recorded and stops the parent.
+__device__ __forceinline__ void checkAggregatedLaunch(const char *file,
+                                                     int line) {
+  const cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess)
+    failAggregation(error, file, line);
+}
+
+/// Host side, before each host launch of a rewritten parent: the pool's
+/// tables from earlier launches are no longer needed.
+inline cudaError_t prepareAggregatedLaunch(cudaStream_t stream = nullptr) {
+  return resetPool(stream);
+}
+
+} // namespace cuda_rewrite
+
+#endif
