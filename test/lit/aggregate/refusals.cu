@@ -1,0 +1,64 @@
+// Launches the aggregate pass cannot rewrite correctly are left alone, with
+// a remark saying why; a granularity asked for but not legal is refused,
+// while the default falls back to warp granularity and says why.
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=LOOP
+// RUN: FileCheck %s --check-prefix=OUT < %t.cu
+
+__global__ void leaf(int *p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 1; }
+
+__device__ int globalIndex() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__global__ void usesHelper(int *p) { p[globalIndex()] = 1; }
+
+__global__ void withBarrier(int *p) {
+  __shared__ int s[256];
+  s[threadIdx.x] = p[threadIdx.x];
+  __syncthreads();
+  p[threadIdx.x] = s[255 - threadIdx.x];
+}
+
+__global__ void nested(int *p, int depth) {
+  if (depth > 0)
+    nested<<<1, 32>>>(p, depth - 1);
+}
+
+#pragma cuda_rewrite aggregate
+__global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: calls 'globalIndex', which reads blockIdx itself: it would see the aggregated launch's value, not the original one [aggregate]
+  usesHelper<<<1, 32>>>(p);
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child uses __syncthreads and the launch's block size is not a compile-time constant
+  withBarrier<<<1, sizes[i]>>>(p);
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child kernel launches kernels itself; aggregating nested launches is not supported yet [aggregate]
+  nested<<<1, 32>>>(p, 3);
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate]
+  leaf<<<1, 32, 0, stream>>>(p);
+  for (int k = 0; k < sizes[i]; ++k)
+    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at warp granularity into 'leaf_aggregated' (not block granularity: the launch is in a loop, so a thread may launch more than once)
+    leaf<<<1, 32>>>(p + k);
+}
+// OUT: usesHelper<<<1, 32>>>(p);
+// OUT: withBarrier<<<1, sizes[i]>>>(p);
+// OUT: leaf_launch_warp(1, 32, 0, leaf_args{p + k}, __LINE__);
+
+#pragma cuda_rewrite aggregate granularity(block)
+__global__ void loops(int *p, int n) {
+  for (int k = 0; k < n; ++k)
+    // CHECK: refusals.cu:[[@LINE+1]]:5: remark: not rewritten: block granularity: the launch is in a loop, so a thread may launch more than once [aggregate]
+    leaf<<<1, 32>>>(p + k);
+}
+
+#pragma cuda_rewrite aggregate granularity(kernel)
+__global__ void wholeGrid(int *p) {
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: kernel granularity is not implemented yet; use granularity(block) or granularity(warp) [aggregate]
+  leaf<<<1, 32>>>(p);
+}
+
+#pragma cuda_rewrite aggregate granularity(block)
+__global__ void barrierAndReturn(int *p, int n) {
+  if (threadIdx.x >= n)
+    return;
+  __syncthreads();
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: block granularity: the parent kernel uses __syncthreads and returns early
+  leaf<<<1, 32>>>(p);
+}
