@@ -14,13 +14,6 @@ using namespace llvm;
 
 namespace cuda_rewrite {
 
-std::string AggregatedChild::suffix() const {
-  std::string S;
-  for (const ParmVarDecl *P : scalarParams())
-    S += "_" + P->getNameAsString();
-  return S.empty() ? S : "_scalar" + S;
-}
-
 std::string AggregatedChild::argsStruct() const {
   return Child->getNameAsString() + "_args" + suffix();
 }

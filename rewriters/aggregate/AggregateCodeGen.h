@@ -22,9 +22,11 @@ struct AggregatedChild {
   const clang::FunctionDecl *Child = nullptr;
   ChildKernelInfo Info;
   std::vector<bool> Scalar; ///< Per parameter of Child.
+  /// Distinguishes the versions of one child with different scalar sets:
+  /// empty for the first in the file, then "_2", "_3", ...
+  std::string Suffix;
 
-  /// Distinguishes the versions of one child with different scalar sets.
-  std::string suffix() const;
+  const std::string &suffix() const { return Suffix; }
   std::string argsStruct() const;    ///< child_args
   std::string kernelName() const;    ///< child_aggregated
   std::string warpHelper() const;    ///< child_launch_warp

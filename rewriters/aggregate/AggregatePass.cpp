@@ -231,7 +231,15 @@ private:
   //===--------------------------------------------------------------------===//
 
   AggregatedChild aggregatedChild(const Site &S) const {
-    return AggregatedChild{S.Child, analyzeChildKernel(*S.Child), S.Scalar};
+    // Versions of one child are numbered in the order the file first needs
+    // them (Sites is in source order).
+    std::vector<std::vector<bool>> Versions;
+    for (const Site &Other : Sites)
+      if (Other.Child == S.Child && !llvm::is_contained(Versions, Other.Scalar))
+        Versions.push_back(Other.Scalar);
+    size_t Version = llvm::find(Versions, S.Scalar) - Versions.begin();
+    return AggregatedChild{S.Child, analyzeChildKernel(*S.Child), S.Scalar,
+                           Version ? "_" + std::to_string(Version + 1) : ""};
   }
 
   /// The start of the line after the one \p Loc's token ends on.

@@ -12,7 +12,7 @@ __global__ void tile(int *out, int width, int base) {
   if (x < width && y < gridDim.y * blockDim.y)
     out[base + y * width + x] = x + y;
 }
-// CHECK:      struct tile_args_scalar_out {
+// CHECK:      struct tile_args {
 // CHECK-NEXT:   int width;
 // CHECK-NEXT:   int base;
 // CHECK-NEXT: };
@@ -21,12 +21,12 @@ __global__ void tile(int *out, int width, int base) {
 // CHECK-NEXT: const dim3 gridDim = cr_self.gridDim;
 // CHECK-NEXT: const uint3 threadIdx = cr_self.threadIdx;
 // CHECK:      __device__ void tile_launch_block(
-// CHECK-NEXT:     const cuda_rewrite::PendingLaunch<tile_args_scalar_out> &cr_pending,
-// CHECK-NEXT:     int *out, int cr_line) {
+// CHECK-NEXT:     const cuda_rewrite::PendingLaunch<tile_args> &cr_pending, int *out,
+// CHECK-NEXT:     int cr_line) {
 // CHECK-NEXT:   const auto cr_launch =
 // CHECK-NEXT:       cuda_rewrite::gatherBlockLaunches(cr_pending, __FILE__, cr_line);
 
-// CHECK: __device__ __forceinline__ void spawn_body(int *out, const int *sizes, int n, cuda_rewrite::PendingLaunch<tile_args_scalar_out> &cr_pending_0) {
+// CHECK: __device__ __forceinline__ void spawn_body(int *out, const int *sizes, int n, cuda_rewrite::PendingLaunch<tile_args> &cr_pending_0) {
 #pragma cuda_rewrite aggregate granularity(block)
 __global__ void __launch_bounds__(128) spawn(int *out, const int *sizes, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -35,13 +35,13 @@ __global__ void __launch_bounds__(128) spawn(int *out, const int *sizes, int n) 
   int w = sizes[i];
   if (w > 0) {
     dim3 grid((w + 7) / 8, 4), block(8, 8);
-    // REMARK: block.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at block granularity into 'tile_aggregated_scalar_out'; scalar arguments: out; per-launch arguments: width, base [aggregate]
-    // CHECK: cr_pending_0.request(grid, block, 0, tile_args_scalar_out{w, i * 1024});
+    // REMARK: block.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at block granularity into 'tile_aggregated'; scalar arguments: out; per-launch arguments: width, base [aggregate]
+    // CHECK: cr_pending_0.request(grid, block, 0, tile_args{w, i * 1024});
     tile<<<grid, block>>>(out, w, i * 1024);
   }
 }
 // CHECK:      __global__ void __launch_bounds__(128) spawn(int *out, const int *sizes, int n) {
-// CHECK-NEXT:   cuda_rewrite::PendingLaunch<tile_args_scalar_out> cr_pending_0;
+// CHECK-NEXT:   cuda_rewrite::PendingLaunch<tile_args> cr_pending_0;
 // CHECK-NEXT:   spawn_body(out, sizes, n, cr_pending_0);
-// CHECK-NEXT:   tile_launch_block_scalar_out(cr_pending_0, out, __LINE__);
+// CHECK-NEXT:   tile_launch_block(cr_pending_0, out, __LINE__);
 // CHECK-NEXT: }

@@ -12,13 +12,12 @@ __global__ void child(float *data, int n, float scale) {
   if (i < n)
     data[i] *= scale;
 }
-// CHECK:      struct child_args_scalar_scale {
+// CHECK:      struct child_args {
 // CHECK-NEXT:   float *data;
 // CHECK-NEXT:   int n;
 // CHECK-NEXT: };
-// CHECK:      __global__ void child_aggregated_scalar_scale(
-// CHECK-NEXT:     cuda_rewrite::LaunchTable cr_launches,
-// CHECK-NEXT:     const child_args_scalar_scale *cr_args, float scale) {
+// CHECK:      __global__ void child_aggregated(cuda_rewrite::LaunchTable cr_launches,
+// CHECK-NEXT:                                  const child_args *cr_args, float scale) {
 // CHECK-NEXT:   const cuda_rewrite::OriginalLaunch cr_self =
 // CHECK-NEXT:       cuda_rewrite::originalLaunch(cr_launches);
 // CHECK-NEXT:   if (!cr_self.active)
@@ -29,10 +28,10 @@ __global__ void child(float *data, int n, float scale) {
 // CHECK-NEXT:   float *data = cr_args[cr_self.index].data;
 // CHECK-NEXT:   int n = cr_args[cr_self.index].n;
 // CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
-// CHECK:      __device__ void child_launch_warp_scalar_scale(
+// CHECK:      __device__ void child_launch_warp(
 // CHECK:        const auto cr_launch = cuda_rewrite::gatherWarpLaunches(
 // CHECK:        if (cr_launch.launcher && cr_launch.blocks > 0) {
-// CHECK-NEXT:     child_aggregated_scalar_scale<<<cr_launch.blocks, cr_launch.threads,
+// CHECK-NEXT:     child_aggregated<<<cr_launch.blocks, cr_launch.threads,
 // CHECK-NEXT:                                     cr_launch.sharedBytes>>>(
 // CHECK-NEXT:         cr_launch.table, cr_launch.args, scale);
 // CHECK-NEXT:     cuda_rewrite::checkAggregatedLaunch(__FILE__, cr_line);
@@ -42,8 +41,8 @@ __global__ void parent(float **rows, const int *lengths, int count,
                        float scale) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < count && lengths[r] > 0)
-    // REMARK: warp.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at warp granularity into 'child_aggregated_scalar_scale'; scalar arguments: scale; per-launch arguments: data, n [aggregate]
-    // CHECK: child_launch_warp_scalar_scale((lengths[r] + 31) / 32, 32, 0, child_args_scalar_scale{rows[r], lengths[r]}, scale, __LINE__);
+    // REMARK: warp.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at warp granularity into 'child_aggregated'; scalar arguments: scale; per-launch arguments: data, n [aggregate]
+    // CHECK: child_launch_warp((lengths[r] + 31) / 32, 32, 0, child_args{rows[r], lengths[r]}, scale, __LINE__);
     child<<<(lengths[r] + 31) / 32, 32>>>(rows[r], lengths[r], scale);
 }
 
