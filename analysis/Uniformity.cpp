@@ -99,6 +99,10 @@ public:
     if (const auto *Member = dyn_cast<MemberExpr>(E))
       // `.x` of a uniform struct (dim3, blockIdx); not `->`, which loads.
       return !Member->isArrow() && check(Member->getBase());
+    if (const auto *Pseudo = dyn_cast<PseudoObjectExpr>(E))
+      return check(Pseudo->getSyntacticForm());
+    if (const auto *Opaque = dyn_cast<OpaqueValueExpr>(E))
+      return Opaque->getSourceExpr() && check(Opaque->getSourceExpr());
     if (const auto *Property = dyn_cast<MSPropertyRefExpr>(E))
       // Clang spells blockIdx.x as a property of the builtin variable.
       return check(Property->getBaseExpr());

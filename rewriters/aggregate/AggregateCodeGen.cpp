@@ -26,6 +26,9 @@ std::string AggregatedChild::warpHelper() const {
 std::string AggregatedChild::blockHelper() const {
   return Child->getNameAsString() + "_launch_block" + suffix();
 }
+std::string AggregatedChild::gridHelper() const {
+  return Child->getNameAsString() + "_launch_kernel" + suffix();
+}
 
 std::vector<const ParmVarDecl *> AggregatedChild::perLaunchParams() const {
   std::vector<const ParmVarDecl *> Params;
@@ -198,23 +201,42 @@ std::string generateWarpHelper(const AggregatedChild &A) {
          launchAndCheck(A);
 }
 
-std::string generateBlockHelper(const AggregatedChild &A) {
+/// The block and kernel helpers differ only in their name, comment and the
+/// runtime function that gathers the launches.
+static std::string pendingHelper(const AggregatedChild &A,
+                                 const std::string &Name,
+                                 const std::string &Comment,
+                                 StringRef Gather) {
   std::vector<std::string> Params = {
       "const cuda_rewrite::PendingLaunch<" + A.argsStruct() + "> &cr_pending"};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
   Params.push_back("int cr_line");
-  return "\n// cuda-rewrite (aggregate): block granularity. Every thread of "
-         "the block\n// calls this once the parent's body is done; the "
-         "launches of '" +
-         A.Child->getNameAsString() + "' the block asked\n// for become one "
-         "launch of " +
-         A.kernelName() + ".\n" +
-         wrapCall("__device__ void " + A.blockHelper(), Params, " {") +
-         "\n  const auto cr_launch =\n"
-         "      cuda_rewrite::gatherBlockLaunches(cr_pending, __FILE__, "
-         "cr_line);\n" +
-         launchAndCheck(A);
+  return Comment + wrapCall("__device__ void " + Name, Params, " {") +
+         "\n  const auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
+         "(cr_pending, __FILE__, cr_line);\n" + launchAndCheck(A);
+}
+
+std::string generateBlockHelper(const AggregatedChild &A) {
+  return pendingHelper(
+      A, A.blockHelper(),
+      "\n// cuda-rewrite (aggregate): block granularity. Every thread of the "
+      "block\n// calls this once the parent's body is done; the launches of '" +
+          A.Child->getNameAsString() +
+          "'\n// the block asked for become one launch of " + A.kernelName() +
+          ".\n",
+      "gatherBlockLaunches");
+}
+
+std::string generateGridHelper(const AggregatedChild &A) {
+  return pendingHelper(
+      A, A.gridHelper(),
+      "\n// cuda-rewrite (aggregate): kernel granularity. Every thread of the "
+      "parent\n// grid calls this once the parent's body is done; the last "
+      "block to get here\n// launches " +
+          A.kernelName() + " once for all the grid's launches of '" +
+          A.Child->getNameAsString() + "'.\n",
+      "gatherGridLaunches");
 }
 
 } // namespace cuda_rewrite

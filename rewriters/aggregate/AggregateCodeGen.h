@@ -31,6 +31,7 @@ struct AggregatedChild {
   std::string kernelName() const;    ///< child_aggregated
   std::string warpHelper() const;    ///< child_launch_warp
   std::string blockHelper() const;   ///< child_launch_block
+  std::string gridHelper() const;    ///< child_launch_kernel
   std::vector<const clang::ParmVarDecl *> perLaunchParams() const;
   std::vector<const clang::ParmVarDecl *> scalarParams() const;
 };
@@ -43,6 +44,8 @@ std::string generateAggregatedKernel(const AggregatedChild &A);
 std::string generateWarpHelper(const AggregatedChild &A);
 /// `__device__ void child_launch_block(...)`
 std::string generateBlockHelper(const AggregatedChild &A);
+/// `__device__ void child_launch_kernel(...)`
+std::string generateGridHelper(const AggregatedChild &A);
 
 /// `T name` for a parameter, as it is declared.
 std::string declareParam(const clang::ParmVarDecl &P);

@@ -210,19 +210,22 @@ private:
     if (!Asked && C.Annotation)
       if (const PragmaClause *Clause = C.Annotation->clause("granularity"))
         Asked = parseGranularity(Clause->Args[0]);
-    if (Asked == Granularity::Kernel)
-      return refuse(C, "kernel granularity is not implemented yet; use "
-                       "granularity(block) or granularity(warp)");
+    // Kernel granularity defers launches exactly as block granularity does
+    // (and needs no parent-child synchronisation, which CDP2 cannot
+    // express anyway), so the same conditions decide both.
     S.WhyNotBlock = blockRefusal(Call, Parent);
-    if (Asked == Granularity::Block && !S.WhyNotBlock.empty())
-      return refuse(C, "block granularity: " + S.WhyNotBlock);
-    S.G = (Asked == Granularity::Warp || !S.WhyNotBlock.empty())
-              ? Granularity::Warp
-              : Granularity::Block;
+    if (Asked && *Asked != Granularity::Warp && !S.WhyNotBlock.empty())
+      return refuse(C, granularityName(*Asked) + " granularity: " +
+                           S.WhyNotBlock);
+    if (Asked)
+      S.G = *Asked;
+    else
+      S.G = S.WhyNotBlock.empty() ? Granularity::Block : Granularity::Warp;
 
+    UniformScope Scope = S.G == Granularity::Kernel ? UniformScope::Grid
+                                                    : UniformScope::Block;
     for (unsigned I = 0; I < Child->getNumParams(); ++I)
-      S.Scalar.push_back(isUniform(Call->getArg(I), *Parent,
-                                   UniformScope::Block));
+      S.Scalar.push_back(isUniform(Call->getArg(I), *Parent, Scope));
     Sites.push_back(std::move(S));
   }
 
@@ -276,16 +279,28 @@ private:
           check(Context.Edits.addDefinition(
                     Key + "/2", generateAggregatedKernel(A), Anchor),
                 S.C->Loc) &&
-          check(Context.Edits.addDefinition(
-                    Key + (S.G == Granularity::Warp ? "/3" : "/4"),
-                    S.G == Granularity::Warp ? generateWarpHelper(A)
-                                             : generateBlockHelper(A),
-                    Anchor),
+          check(Context.Edits.addDefinition(Key + helperKey(S.G), helper(S.G, A),
+                                            Anchor),
                 S.C->Loc);
       if (!Ok)
         return false;
     }
     return true;
+  }
+
+  static std::string helperKey(Granularity G) {
+    return G == Granularity::Warp ? "/3" : G == Granularity::Block ? "/4" : "/5";
+  }
+  static std::string helper(Granularity G, const AggregatedChild &A) {
+    switch (G) {
+    case Granularity::Warp:
+      return generateWarpHelper(A);
+    case Granularity::Block:
+      return generateBlockHelper(A);
+    case Granularity::Kernel:
+      return generateGridHelper(A);
+    }
+    llvm_unreachable("all granularities handled");
   }
 
   /// `child_args{a, b}`: the per-launch arguments of a site.
@@ -361,7 +376,7 @@ private:
   bool rewriteBlockParents() {
     std::map<unsigned, std::vector<const Site *>> ByParent;
     for (const Site &S : Sites)
-      if (S.G == Granularity::Block)
+      if (S.G != Granularity::Warp)
         ByParent[offset(S.Parent->getBeginLoc())].push_back(&S);
     for (auto &[ParentOffset, ParentSites] : ByParent)
       if (!rewriteBlockParent(ParentSites))
@@ -400,7 +415,10 @@ private:
       for (std::string &Value : scalarArgs(S))
         FlushArgs.push_back(std::move(Value));
       FlushArgs.push_back("__LINE__");
-      Flushes += wrapCall(A.blockHelper(), FlushArgs, ";", 2) + "\n";
+      Flushes += wrapCall(S.G == Granularity::Block ? A.blockHelper()
+                                                    : A.gridHelper(),
+                          FlushArgs, ";", 2) +
+                 "\n";
 
       std::vector<std::string> Request = configValues(S);
       Request.push_back(argsValue(S, A));
@@ -417,8 +435,8 @@ private:
         check(Context.Edits.replace(
                   CharSourceRange::getCharRange(Parent->getBeginLoc(), NameLoc),
                   "// cuda-rewrite (aggregate): the body of '" + Name +
-                      "'; its launches are recorded and\n// made, one per "
-                      "block, by '" +
+                      "'; its launches are recorded,\n// and made together "
+                      "by '" +
                       Name + "' below.\n__device__ __forceinline__ void "),
               Parent->getLocation()) &&
         check(Context.Edits.replace(CharSourceRange::getTokenRange(NameLoc),
@@ -436,8 +454,8 @@ private:
 
     std::string Wrapper =
         "\n\n// cuda-rewrite (aggregate): '" + Name +
-        "' with its device-side launches aggregated per\n// block: each "
-        "thread runs the original body, then the block launches once.\n" +
+        "' with its device-side launches aggregated:\n// each thread runs "
+        "the original body, then the launches are made together.\n" +
         Prefix + " " + Name + "(" + ParamText + ") {\n" + Decls +
         wrapCall(BodyName, ParamNames, ";", 2) + "\n" + Flushes + "}";
     if (!check(Context.Edits.insertBefore(

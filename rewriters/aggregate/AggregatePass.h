@@ -11,7 +11,9 @@
 //    conversion. Moving a launch to the end of its parent thread is sound in
 //    CDP2: the child could not be waited for, and it sees at least the
 //    writes it saw before;
-//  - kernel granularity: not implemented yet (refused with a remark).
+//  - kernel granularity: likewise, but each block appends its launches to a
+//    table for the whole grid (found through %gridid, so concurrent parent
+//    grids are kept apart) and the last block to finish launches for all.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATEPASS_H

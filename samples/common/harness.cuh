@@ -17,7 +17,9 @@
 //   return harness::report(A, Res, BytesMoved);
 //
 // Command line of every sample: `<sample> [size...] [--seed=N] [--reps=N]
-// [--warmup=N]`. Output ends with exactly one line
+// [--warmup=N]`, plus the switches a sample declares (parseArgs' last
+// argument; for example `--flat` in samples/aggregate/, which selects a
+// version without dynamic parallelism). Output ends with exactly one line
 //
 //   RESULT sample=<name> median_ms=<x> min_ms=<x> max_rel_err=<e>
 //          mismatches=<n> unwritten=<n> stray=<n> bytes=<n> seed=<n>
@@ -81,7 +83,12 @@ struct Args {
   uint64_t Seed = 0;
   int WarmUp = 3;
   int Reps = 30;
+  std::vector<std::string> Switches; ///< Those given, of the declared ones.
   long size(size_t I) const { return Sizes.at(I); }
+  bool has(const std::string &Switch) const {
+    return std::find(Switches.begin(), Switches.end(), Switch) !=
+           Switches.end();
+  }
 };
 
 [[noreturn]] inline void usage(const char *Problem, const char *Arg) {
@@ -100,9 +107,12 @@ inline unsigned long long parseNumber(const char *Text) {
   return Value;
 }
 
-/// Reads the command line and prints what a rerun needs (the seed).
+/// Reads the command line and prints what a rerun needs (the seed and the
+/// switches). \p KnownSwitches are the sample's own flags, such as "--flat";
+/// Args::has() tells which were given.
 inline Args parseArgs(int argc, char **argv, const char *Name,
-                      std::vector<long> DefaultSizes) {
+                      std::vector<long> DefaultSizes,
+                      const std::vector<std::string> &KnownSwitches = {}) {
   Args A;
   A.Name = sampleName() = Name;
   A.Sizes = DefaultSizes;
@@ -119,7 +129,11 @@ inline Args parseArgs(int argc, char **argv, const char *Name,
       A.Reps = std::max(1, int(parseNumber(Arg + 7)));
     else if (!std::strncmp(Arg, "--warmup=", 9))
       A.WarmUp = int(parseNumber(Arg + 9));
-    else if (Arg[0] != '-' && Positional < A.Sizes.size())
+    else if (std::find(KnownSwitches.begin(), KnownSwitches.end(), Arg) !=
+             KnownSwitches.end()) {
+      if (!A.has(Arg))
+        A.Switches.push_back(Arg);
+    } else if (Arg[0] != '-' && Positional < A.Sizes.size())
       A.Sizes[Positional++] = long(parseNumber(Arg));
     else
       usage("unexpected argument", Arg);
@@ -127,7 +141,10 @@ inline Args parseArgs(int argc, char **argv, const char *Name,
   std::printf("%s: seed=%llu size=", Name, (unsigned long long)A.Seed);
   for (size_t I = 0; I < A.Sizes.size(); ++I)
     std::printf("%s%ld", I ? "x" : "", A.Sizes[I]);
-  std::printf(" (rerun: --seed=%llu)\n", (unsigned long long)A.Seed);
+  std::printf(" (rerun: --seed=%llu", (unsigned long long)A.Seed);
+  for (const std::string &Switch : A.Switches)
+    std::printf(" %s", Switch.c_str());
+  std::printf(")\n");
   return A;
 }
 
@@ -214,6 +231,39 @@ private:
   T *Ptr = nullptr;
   size_t N;
 };
+
+//===-- Device-side launches (dynamic parallelism) ------------------------===//
+//
+// A device-side launch that fails (past the pending-launch limit it fails
+// with cudaErrorLaunchPendingCountExceeded, 69) tells only the launching
+// thread, through cudaGetLastError(); the child silently never runs. Parents
+// pass that error to checkDeviceLaunch(), which keeps the program's first one;
+// checkDeviceLaunches() on the host fails the sample if there was one:
+//
+//   child<<<Grid, Block>>>(...);
+//   harness::checkDeviceLaunch(cudaGetLastError());
+//
+// The state is static: one copy per translation unit, which is what a
+// one-file sample needs, and it links with or without -rdc=true.
+
+/// The first failed device-side launch's cudaError_t, 0 while none failed.
+static __device__ int FirstDeviceLaunchError;
+
+__device__ inline void checkDeviceLaunch(cudaError_t Err) {
+  if (Err != cudaSuccess)
+    atomicCAS(&FirstDeviceLaunchError, 0, int(Err));
+}
+
+/// Synchronizes with the device (cudaMemcpyFromSymbol does) and fails the
+/// sample if any device-side launch failed since the program started.
+inline void checkDeviceLaunches() {
+  int Err = 0;
+  HARNESS_CHECK(cudaMemcpyFromSymbol(&Err, FirstDeviceLaunchError, sizeof Err));
+  if (Err)
+    fail(std::string("a device-side launch failed: ") +
+         cudaGetErrorName(cudaError_t(Err)) + " (" +
+         cudaGetErrorString(cudaError_t(Err)) + ")");
+}
 
 //===-- Checking ----------------------------------------------------------===//
 

@@ -1,4 +1,5 @@
-// --remarks explains every candidate in clang's diagnostic format.
+// --remarks explains every candidate in clang's diagnostic format: what was
+// rewritten and how, and why the others were not.
 // RUN: %cuda-rewrite --remarks %s -- 2>&1 >/dev/null | FileCheck %s
 // RUN: %cuda-rewrite --remarks --disable=aggregate %s -- 2>&1 >/dev/null | FileCheck %s --check-prefix=DISABLED
 // RUN: %cuda-rewrite --remarks --auto %s -- 2>&1 >/dev/null | FileCheck %s --check-prefix=AUTO
@@ -8,10 +9,19 @@ __global__ void child(int *p) { p[threadIdx.x] = 1; }
 
 __global__ void parent(int *p) {
 #pragma cuda_rewrite aggregate granularity(kernel)
-  // CHECK: remarks.cu:[[@LINE+2]]:3: remark: not rewritten: the 'aggregate' pass is not implemented in this version of cuda-rewrite [aggregate]
-  // DISABLED: remarks.cu:[[@LINE+1]]:3: remark: not rewritten: the 'aggregate' pass is disabled (--only/--disable) [aggregate]
+  // CHECK-DAG: remarks.cu:[[@LINE+2]]:3: remark: rewritten: aggregated at kernel granularity into 'child_aggregated'; scalar arguments: p; per-launch arguments: none [aggregate]
+  // DISABLED-DAG: remarks.cu:[[@LINE+1]]:3: remark: not rewritten: the 'aggregate' pass is disabled (--only/--disable) [aggregate]
   child<<<1, 32>>>(p);
-  // CHECK: remarks.cu:[[@LINE+2]]:3: remark: not rewritten: not annotated; add '#pragma cuda_rewrite aggregate' or pass --auto [aggregate]
-  // AUTO: remarks.cu:[[@LINE+1]]:3: remark: not rewritten: the 'aggregate' pass is not implemented
+  // CHECK-DAG: remarks.cu:[[@LINE+2]]:3: remark: not rewritten: not annotated; add '#pragma cuda_rewrite aggregate' or pass --auto [aggregate]
+  // AUTO-DAG: remarks.cu:[[@LINE+1]]:3: remark: rewritten: aggregated at block granularity
   child<<<2, 32>>>(p);
+}
+
+// A pass that has not landed yet says so.
+#pragma cuda_rewrite systolic
+// CHECK-DAG: remarks.cu:[[@LINE+1]]:17: remark: not rewritten: the 'systolic' pass is not implemented in this version of cuda-rewrite [systolic]
+__global__ void smooth(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1)
+    out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3;
 }

@@ -228,6 +228,133 @@ gatherBlockLaunches(const PendingLaunch<Args> &pending, const char *file,
   return launch;
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel granularity
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+/// One parent grid's aggregation in progress. Blocks of a grid find their
+/// grid's entry through %gridid, which no two grids alive at the same time
+/// share; so concurrent parents (recursion, device-launched parents, several
+/// streams) each get their own.
+struct GridAggregation {
+  unsigned long long key;      ///< %gridid + 1; 0 when the entry is free.
+  unsigned long long appended; ///< (launches << 32) | blocks so far.
+  unsigned long long maxShared;
+  unsigned maxThreads;
+  unsigned finishedBlocks;
+  void *records; ///< Room for one launch per parent thread.
+};
+
+inline constexpr unsigned kGridSlots = 1024;
+CUDA_REWRITE_DEVICE_STATE GridAggregation gridAggregations[kGridSlots];
+
+__device__ __forceinline__ unsigned long long gridKey() {
+  unsigned long long id;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(id));
+  return id + 1;
+}
+
+/// The calling grid's entry (called by one thread per block); the first
+/// block to arrive claims it and allocates the records.
+template <typename Args>
+__device__ GridAggregation *joinGridAggregation(const char *file, int line) {
+  const unsigned long long key = gridKey();
+  for (unsigned probe = 0; probe < kGridSlots; ++probe) {
+    GridAggregation &entry =
+        gridAggregations[(key * 0x9E3779B97F4A7C15ull + probe) % kGridSlots];
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(
+        entry.key);
+    unsigned long long seen = 0;
+    if (slot.compare_exchange_strong(seen, key,
+                                     cuda::std::memory_order_acq_rel)) {
+      const unsigned capacity = volume(gridDim) * volume(blockDim);
+      void *records = poolAllocate(LaunchRecords<Args>::bytes(capacity));
+      if (!records)
+        failAggregation(cudaErrorMemoryAllocation, file, line);
+      cuda::atomic_ref<void *, cuda::thread_scope_device>(entry.records)
+          .store(records, cuda::std::memory_order_release);
+      return &entry;
+    }
+    if (seen == key) {
+      // Another block of this grid claimed it; it is running, so this wait
+      // ends.
+      cuda::atomic_ref<void *, cuda::thread_scope_device> records(
+          entry.records);
+      while (!records.load(cuda::std::memory_order_acquire))
+        __nanosleep(32);
+      return &entry;
+    }
+  }
+  failAggregation(cudaErrorLaunchOutOfResources, file, line);
+  return nullptr;
+}
+
+} // namespace detail
+
+/// Kernel granularity: every thread of every block of the parent grid calls
+/// this after the parent's body. Each block appends its launches to the
+/// grid's table with one atomic (an out-of-order scan: blocks take their
+/// place in the order they arrive); the last block to finish launches the
+/// aggregated child for the whole grid, and frees the grid's entry.
+template <typename Args>
+__device__ AggregatedLaunch<Args>
+gatherGridLaunches(const PendingLaunch<Args> &pending, const char *file,
+                   int line) {
+  const unsigned long long mine =
+      pending.requested ? (1ull << 32) | volume(pending.grid) : 0ull;
+  unsigned long long blockTotal;
+  const unsigned long long before = blockExclusiveSumDynamic(mine, &blockTotal);
+  const unsigned threads =
+      blockMaxDynamic(pending.requested ? volume(pending.block) : 0u);
+  const size_t sharedBytes =
+      blockMaxDynamic(pending.requested ? pending.sharedBytes : size_t(0));
+
+  __shared__ detail::GridAggregation *entry;
+  __shared__ unsigned long long base;
+  const bool first = linearThreadIndex() == 0;
+  if (first) {
+    entry = detail::joinGridAggregation<Args>(file, line);
+    base = atomicAdd(&entry->appended, blockTotal);
+    atomicMax(&entry->maxThreads, threads);
+    atomicMax(&entry->maxShared, (unsigned long long)sharedBytes);
+  }
+  __syncthreads();
+  const unsigned capacity = volume(gridDim) * volume(blockDim);
+  const auto records = LaunchRecords<Args>::at(entry->records, capacity);
+  if (pending.requested)
+    records.store(unsigned((base + before) >> 32), unsigned(base + before),
+                  pending.grid, pending.block, pending.args);
+  __threadfence();
+  __syncthreads();
+
+  AggregatedLaunch<Args> launch{};
+  launch.launcher = false;
+  if (first && atomicAdd(&entry->finishedBlocks, 1u) == volume(gridDim) - 1) {
+    // Every other block has appended (and fenced) its launches.
+    __threadfence();
+    const unsigned long long total = atomicAdd(&entry->appended, 0ull);
+    launch.table = LaunchTable{records.firstBlock, records.configs,
+                               unsigned(total >> 32)};
+    launch.args = records.args;
+    launch.blocks = unsigned(total);
+    launch.threads = atomicMax(&entry->maxThreads, 0u);
+    launch.sharedBytes = atomicMax(&entry->maxShared, 0ull);
+    launch.launcher = true;
+    // Free the entry for the next grid; the records stay in the pool until
+    // the next host launch resets it.
+    entry->appended = 0;
+    entry->maxShared = 0;
+    entry->maxThreads = 0;
+    entry->finishedBlocks = 0;
+    entry->records = nullptr;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(entry->key)
+        .store(0, cuda::std::memory_order_release);
+  }
+  return launch;
+}
+
 /// After the aggregated launch: a refused launch (e.g. error 69) is
 /// recorded and stops the parent.
 __device__ __forceinline__ void checkAggregatedLaunch(const char *file,

@@ -49,9 +49,10 @@ __global__ void loops(int *p, int n) {
 }
 
 #pragma cuda_rewrite aggregate granularity(kernel)
-__global__ void wholeGrid(int *p) {
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: kernel granularity is not implemented yet; use granularity(block) or granularity(warp) [aggregate]
-  leaf<<<1, 32>>>(p);
+__global__ void wholeGrid(int *p, int n) {
+  for (int k = 0; k < n; ++k)
+    // CHECK: refusals.cu:[[@LINE+1]]:5: remark: not rewritten: kernel granularity: the launch is in a loop, so a thread may launch more than once [aggregate]
+    leaf<<<1, 32>>>(p + k);
 }
 
 #pragma cuda_rewrite aggregate granularity(block)

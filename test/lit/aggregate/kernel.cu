@@ -1,0 +1,32 @@
+// Kernel granularity: like block granularity, the parent's body records its
+// launch; the flush appends the block's launches to the grid's table and
+// the last block launches once. Scalars must be the same in the whole grid:
+// blockIdx.x is uniform in a block, not in a grid.
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s < %t.cu
+// RUN: %cuda-rewrite --remarks --aggregate-granularity=block %s -o /dev/null -- 2>&1 | FileCheck %s --check-prefix=BLOCK
+
+__global__ void child(int *out, int first, int tag) {
+  out[first + threadIdx.x] = tag;
+}
+// CHECK:      struct child_args {
+// CHECK-NEXT:   int first;
+// CHECK-NEXT:   int tag;
+// CHECK-NEXT: };
+// CHECK:      __device__ void child_launch_kernel(
+// CHECK-NEXT:     const cuda_rewrite::PendingLaunch<child_args> &cr_pending, int *out,
+// CHECK-NEXT:     int cr_line) {
+// CHECK-NEXT:   const auto cr_launch =
+// CHECK-NEXT:       cuda_rewrite::gatherGridLaunches(cr_pending, __FILE__, cr_line);
+
+#pragma cuda_rewrite aggregate granularity(kernel)
+__global__ void parent(int *out, const int *counts, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && counts[i] > 0)
+    // REMARK: kernel.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at kernel granularity into 'child_aggregated'; scalar arguments: out; per-launch arguments: first, tag [aggregate]
+    // BLOCK: kernel.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at block granularity into 'child_aggregated'; scalar arguments: out, tag; per-launch arguments: first [aggregate]
+    child<<<1, counts[i]>>>(out, i * 32, blockIdx.x);
+}
+// CHECK:      cuda_rewrite::PendingLaunch<child_args> cr_pending_0;
+// CHECK-NEXT: parent_body(out, counts, n, cr_pending_0);
+// CHECK-NEXT: child_launch_kernel(cr_pending_0, out, __LINE__);
