@@ -188,6 +188,9 @@ private:
     if (!Child || !SM.isWrittenInMainFile(Child->getLocation()))
       return refuse(C, "the child kernel '" + Callee->getNameAsString() +
                            "' is not defined in this file");
+    if (Child->getCanonicalDecl() == Parent->getCanonicalDecl())
+      return refuse(C, "the kernel launches itself; aggregating recursive "
+                       "launches is not supported yet");
     if (offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
       return refuse(C, "the child kernel '" + Child->getNameAsString() +
                            "' is defined after its parent; define it first");
