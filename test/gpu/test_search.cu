@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cuda_rewrite/aggregate.cuh"
 #include "cuda_rewrite/search.cuh"
 
 #include "harness.cuh"
@@ -55,6 +56,17 @@ __global__ void aggregatedChildKernel(const unsigned *offsets, int n,
     launch[blockIdx.x] = mine;
     localBlock[blockIdx.x] = mine >= 0 ? blockIdx.x - offsets[mine] : ~0u;
   }
+}
+
+/// The aggregated child's warp-cooperative search, in blocks of any size
+/// (a partial last warp, a one-lane warp): every thread must find what the
+/// plain binary search finds.
+__global__ void warpSearchKernel(const unsigned *offsets, unsigned n,
+                                 int *mismatches) {
+  const unsigned found =
+      cuda_rewrite::findLaunchInWarp(offsets, n, blockIdx.x);
+  if (int(found) != findLaunch(offsets, int(n), blockIdx.x))
+    atomicAdd(mismatches, 1);
 }
 
 /// Random launch sizes in [0, maxSize], each zero with `zeroChance`.
@@ -228,6 +240,34 @@ void testAggregatedChild(test::Suite &suite) {
 
 } // namespace
 
+void testWarpSearch(test::Suite &suite) {
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(33),
+                        std::size_t(5000)})
+    for (unsigned threads : {1u, 7u, 32u, 33u, 64u, 256u})
+      suite.run("warp-cooperative search, " + std::to_string(n) +
+                    " launches, blocks of " + std::to_string(threads),
+                [&] {
+                  std::vector<unsigned> sizes =
+                      randomSizes<unsigned>(suite, n, 0.3, 8u);
+                  sizes.back() = std::max(sizes.back(), 1u);
+                  sizes.front() = std::max(sizes.front(), 1u);
+                  std::vector<unsigned> offsets = exclusiveSums(sizes);
+                  const unsigned total = offsets.back() + sizes.back();
+                  test::DeviceArray<unsigned> deviceOffsets;
+                  test::DeviceArray<int> mismatches;
+                  CUDA_OK(deviceOffsets.upload(offsets));
+                  CUDA_OK(mismatches.upload(std::vector<int>{0}));
+                  warpSearchKernel<<<total, threads>>>(
+                      deviceOffsets.get(), unsigned(n), mismatches.get());
+                  LAUNCH_OK();
+                  std::vector<int> got;
+                  CUDA_OK(mismatches.download(got));
+                  EXPECT(got[0] == 0, "%d threads found another launch",
+                         got[0]);
+                  return true;
+                });
+}
+
 int main() {
   test::Suite suite("test_search");
   testEdges(suite);
@@ -238,5 +278,6 @@ int main() {
   // Offsets beyond 2^32 with a 64-bit index type.
   testRandom<unsigned long long, long long>(suite, 3000, 0.3, 1ull << 33);
   testAggregatedChild(suite);
+  testWarpSearch(suite);
   return suite.finish();
 }

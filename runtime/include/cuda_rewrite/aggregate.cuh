@@ -67,13 +67,40 @@ __device__ __forceinline__ uint3 unflatten(unsigned linear, dim3 extent) {
                     linear / (extent.x * extent.y));
 }
 
+/// The launch aggregated block `block` belongs to: the last i with
+/// firstBlock[i] <= block (launches of zero blocks share their successor's
+/// first block and are skipped). Each warp searches on its own with all its
+/// lanes, a 32-ary search as KLAP's p-ary one: log32(count) rounds of one
+/// coalesced load, instead of log2(count) dependent loads of a binary search
+/// (16 for 65536 launches), which dominated small child blocks.
+__device__ __forceinline__ unsigned findLaunchInWarp(const unsigned *firstBlock,
+                                                     unsigned count,
+                                                     unsigned block) {
+  const unsigned mask = __activemask();
+  const unsigned lanes = __popc(mask);
+  const unsigned rank = activeRank(mask);
+  unsigned lo = 0, n = count; // The answer is in [lo, lo + n).
+  while (n > 1) {
+    // The lanes split the range into lanes + 1 parts and probe their
+    // boundaries: the range shrinks whatever the number of lanes (a warp of
+    // one lane does a binary search).
+    const unsigned step = (n + lanes) / (lanes + 1);
+    const unsigned probe = lo + (rank + 1) * step;
+    // The lanes whose probe is at or before `block` are a prefix, since the
+    // table is sorted.
+    const bool atOrBefore = probe < lo + n && firstBlock[probe] <= block;
+    const unsigned k = __popc(__ballot_sync(mask, atOrBefore));
+    const unsigned end = lo + n;
+    lo += k * step;
+    n = min(step, end - lo);
+  }
+  return lo;
+}
+
 __device__ __forceinline__ OriginalLaunch
 originalLaunch(const LaunchTable &table) {
   OriginalLaunch self;
-  // Every block of the aggregated grid belongs to some launch: the index
-  // is never -1 here.
-  self.index = unsigned(
-      findLaunch(table.firstBlock, int(table.count), blockIdx.x));
+  self.index = findLaunchInWarp(table.firstBlock, table.count, blockIdx.x);
   const LaunchConfig config = table.configs[self.index];
   self.gridDim = config.grid;
   self.blockDim = config.block;
