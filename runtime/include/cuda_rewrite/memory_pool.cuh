@@ -187,7 +187,11 @@ __device__ inline void *claim(unsigned long long offset, std::size_t bytes) {
   if (reserved && config.base && bytes <= config.capacity &&
       start <= config.capacity - bytes)
     return config.base + start;
-  recordOverflow(bytes, start + paddedSize(bytes, kPoolAlignment));
+  // A zero-byte request needs no memory: failing with its group is no
+  // overflow worth reporting (the report names the first request that
+  // did not fit).
+  if (bytes > 0)
+    recordOverflow(bytes, start + paddedSize(bytes, kPoolAlignment));
   return nullptr;
 }
 
