@@ -206,15 +206,19 @@ std::string generateWarpHelper(const AggregatedChild &A) {
 static std::string pendingHelper(const AggregatedChild &A,
                                  const std::string &Name,
                                  const std::string &Comment,
-                                 StringRef Gather) {
+                                 StringRef Gather, bool PerSite) {
   std::vector<std::string> Params = {
       "const cuda_rewrite::PendingLaunch<" + A.argsStruct() + "> &cr_pending"};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
+  if (PerSite)
+    Params.push_back("unsigned cr_site");
   Params.push_back("int cr_line");
   return Comment + wrapCall("__device__ void " + Name, Params, " {") +
          "\n  const auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
-         "(cr_pending, __FILE__, cr_line);\n" + launchAndCheck(A);
+         (PerSite ? "(cr_pending, cr_site, __FILE__, cr_line);\n"
+                  : "(cr_pending, __FILE__, cr_line);\n") +
+         launchAndCheck(A);
 }
 
 std::string generateBlockHelper(const AggregatedChild &A) {
@@ -225,7 +229,7 @@ std::string generateBlockHelper(const AggregatedChild &A) {
           A.Child->getNameAsString() +
           "'\n// the block asked for become one launch of " + A.kernelName() +
           ".\n",
-      "gatherBlockLaunches");
+      "gatherBlockLaunches", /*PerSite=*/false);
 }
 
 std::string generateGridHelper(const AggregatedChild &A) {
@@ -235,8 +239,8 @@ std::string generateGridHelper(const AggregatedChild &A) {
       "parent\n// grid calls this once the parent's body is done; the last "
       "block to get here\n// launches " +
           A.kernelName() + " once for all the grid's launches of '" +
-          A.Child->getNameAsString() + "'.\n",
-      "gatherGridLaunches");
+          A.Child->getNameAsString() + "'\n// from one site (cr_site).\n",
+      "gatherGridLaunches", /*PerSite=*/true);
 }
 
 } // namespace cuda_rewrite

@@ -377,6 +377,8 @@ private:
   /// function that records its launches, and a new `parent` kernel runs it
   /// and then aggregates the block's launches.
   bool rewriteBlockParents() {
+    // At most 256 kernel-granularity sites per parent (gridKey's site
+    // bits); real kernels have a handful.
     std::map<unsigned, std::vector<const Site *>> ByParent;
     for (const Site &S : Sites)
       if (S.G != Granularity::Warp)
@@ -417,6 +419,8 @@ private:
       std::vector<std::string> FlushArgs = {Var};
       for (std::string &Value : scalarArgs(S))
         FlushArgs.push_back(std::move(Value));
+      if (S.G == Granularity::Kernel)
+        FlushArgs.push_back(std::to_string(I)); // The site's grid table.
       FlushArgs.push_back("__LINE__");
       Flushes += wrapCall(S.G == Granularity::Block ? A.blockHelper()
                                                     : A.gridHelper(),

@@ -266,7 +266,7 @@ namespace detail {
 /// share; so concurrent parents (recursion, device-launched parents, several
 /// streams) each get their own.
 struct GridAggregation {
-  unsigned long long key;      ///< %gridid + 1; 0 when the entry is free.
+  unsigned long long key;      ///< gridKey(); 0 when the entry is free.
   unsigned long long appended; ///< (launches << 32) | blocks so far.
   unsigned long long maxShared;
   unsigned maxThreads;
@@ -277,17 +277,20 @@ struct GridAggregation {
 inline constexpr unsigned kGridSlots = 1024;
 CUDA_REWRITE_DEVICE_STATE GridAggregation gridAggregations[kGridSlots];
 
-__device__ __forceinline__ unsigned long long gridKey() {
+/// Identifies one launch site of one grid: a parent with two sites
+/// aggregates each on its own. Never 0 (the free marker).
+__device__ __forceinline__ unsigned long long gridKey(unsigned site) {
   unsigned long long id;
   asm volatile("mov.u64 %0, %%gridid;" : "=l"(id));
-  return id + 1;
+  return ((id + 1) << 8) | (site & 0xff);
 }
 
 /// The calling grid's entry (called by one thread per block); the first
 /// block to arrive claims it and allocates the records.
 template <typename Args>
-__device__ GridAggregation *joinGridAggregation(const char *file, int line) {
-  const unsigned long long key = gridKey();
+__device__ GridAggregation *joinGridAggregation(unsigned site,
+                                                const char *file, int line) {
+  const unsigned long long key = gridKey(site);
   for (unsigned probe = 0; probe < kGridSlots; ++probe) {
     GridAggregation &entry =
         gridAggregations[(key * 0x9E3779B97F4A7C15ull + probe) % kGridSlots];
@@ -327,8 +330,8 @@ __device__ GridAggregation *joinGridAggregation(const char *file, int line) {
 /// aggregated child for the whole grid, and frees the grid's entry.
 template <typename Args>
 __device__ AggregatedLaunch<Args>
-gatherGridLaunches(const PendingLaunch<Args> &pending, const char *file,
-                   int line) {
+gatherGridLaunches(const PendingLaunch<Args> &pending, unsigned site,
+                   const char *file, int line) {
   const unsigned long long mine =
       pending.requested ? (1ull << 32) | volume(pending.grid) : 0ull;
   unsigned long long blockTotal;
@@ -342,7 +345,7 @@ gatherGridLaunches(const PendingLaunch<Args> &pending, const char *file,
   __shared__ unsigned long long base;
   const bool first = linearThreadIndex() == 0;
   if (first) {
-    entry = detail::joinGridAggregation<Args>(file, line);
+    entry = detail::joinGridAggregation<Args>(site, file, line);
     base = atomicAdd(&entry->appended, blockTotal);
     atomicMax(&entry->maxThreads, threads);
     atomicMax(&entry->maxShared, (unsigned long long)sharedBytes);

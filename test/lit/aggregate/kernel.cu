@@ -15,9 +15,9 @@ __global__ void child(int *out, int first, int tag) {
 // CHECK-NEXT: };
 // CHECK:      __device__ void child_launch_kernel(
 // CHECK-NEXT:     const cuda_rewrite::PendingLaunch<child_args> &cr_pending, int *out,
-// CHECK-NEXT:     int cr_line) {
+// CHECK-NEXT:     unsigned cr_site, int cr_line) {
 // CHECK-NEXT:   const auto cr_launch =
-// CHECK-NEXT:       cuda_rewrite::gatherGridLaunches(cr_pending, __FILE__, cr_line);
+// CHECK-NEXT:       cuda_rewrite::gatherGridLaunches(cr_pending, cr_site, __FILE__, cr_line);
 
 #pragma cuda_rewrite aggregate granularity(kernel)
 __global__ void parent(int *out, const int *counts, int n) {
@@ -29,4 +29,22 @@ __global__ void parent(int *out, const int *counts, int n) {
 }
 // CHECK:      cuda_rewrite::PendingLaunch<child_args> cr_pending_0;
 // CHECK-NEXT: parent_body(out, counts, n, cr_pending_0);
-// CHECK-NEXT: child_launch_kernel(cr_pending_0, out, __LINE__);
+// CHECK-NEXT: child_launch_kernel(cr_pending_0, out, 0, __LINE__);
+
+// Two sites in one parent: each has its own pending launch and its own grid
+// table (site 0 and site 1). Here `tag` is a literal, so a scalar: a second
+// version of the aggregated child.
+#pragma cuda_rewrite aggregate granularity(kernel)
+__global__ void twoSites(int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    child<<<1, 32>>>(out, i * 64, 1);
+  else
+    child<<<1, 32>>>(out, i * 64 + 32, 2);
+}
+// CHECK:      __global__ void twoSites(int *out, int n) {
+// CHECK-NEXT:   cuda_rewrite::PendingLaunch<child_args_2> cr_pending_0;
+// CHECK-NEXT:   cuda_rewrite::PendingLaunch<child_args_2> cr_pending_1;
+// CHECK-NEXT:   twoSites_body(out, n, cr_pending_0, cr_pending_1);
+// CHECK-NEXT:   child_launch_kernel_2(cr_pending_0, out, 1, 0, __LINE__);
+// CHECK-NEXT:   child_launch_kernel_2(cr_pending_1, out, 2, 1, __LINE__);
