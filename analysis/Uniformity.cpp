@@ -154,8 +154,8 @@ private:
         return true;
       // Compile-time constants (constexpr, const with constant init).
       return Var->getType().isConstQualified() && Var->hasGlobalStorage() &&
-             Var->getInit() && Var->getInit()->isConstantInitializer(
-                                   Var->getASTContext(), false);
+             Var->getInit() &&
+             Var->getInit()->isConstantInitializer(Var->getASTContext(), false);
     }
     return false;
   }

@@ -127,8 +127,7 @@ static StringRef bodyAfterBrace(const FunctionDecl &Child) {
   const SourceManager &SM = Child.getASTContext().getSourceManager();
   unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
   unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-  return SM.getBufferData(SM.getFileID(Body->getLBracLoc()))
-      .slice(Begin, End);
+  return SM.getBufferData(SM.getFileID(Body->getLBracLoc())).slice(Begin, End);
 }
 
 std::string generateAggregatedKernel(const AggregatedChild &A) {
@@ -175,8 +174,7 @@ static std::string launchAndCheck(const AggregatedChild &A) {
   for (const std::string &Name : names(A.scalarParams()))
     Args.push_back(Name);
   return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n    " +
-         A.kernelName() +
-         "<<<cr_launch.blocks, cr_launch.threads,\n" +
+         A.kernelName() + "<<<cr_launch.blocks, cr_launch.threads,\n" +
          std::string(A.kernelName().size() + 7, ' ') +
          "cr_launch.sharedBytes>>>(\n" +
          packArgs("        ", "        ", Args, ");") +
@@ -205,10 +203,10 @@ std::string generateWarpHelper(const AggregatedChild &A) {
 /// runtime function that gathers the launches.
 static std::string pendingHelper(const AggregatedChild &A,
                                  const std::string &Name,
-                                 const std::string &Comment,
-                                 StringRef Gather, bool PerSite) {
-  std::vector<std::string> Params = {
-      "const cuda_rewrite::PendingLaunch<" + A.argsStruct() + "> &cr_pending"};
+                                 const std::string &Comment, StringRef Gather,
+                                 bool PerSite) {
+  std::vector<std::string> Params = {"const cuda_rewrite::PendingLaunch<" +
+                                     A.argsStruct() + "> &cr_pending"};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
   if (PerSite)

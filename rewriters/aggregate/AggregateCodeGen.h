@@ -27,11 +27,11 @@ struct AggregatedChild {
   std::string Suffix;
 
   const std::string &suffix() const { return Suffix; }
-  std::string argsStruct() const;    ///< child_args
-  std::string kernelName() const;    ///< child_aggregated
-  std::string warpHelper() const;    ///< child_launch_warp
-  std::string blockHelper() const;   ///< child_launch_block
-  std::string gridHelper() const;    ///< child_launch_kernel
+  std::string argsStruct() const;  ///< child_args
+  std::string kernelName() const;  ///< child_aggregated
+  std::string warpHelper() const;  ///< child_launch_warp
+  std::string blockHelper() const; ///< child_launch_block
+  std::string gridHelper() const;  ///< child_launch_kernel
   std::vector<const clang::ParmVarDecl *> perLaunchParams() const;
   std::vector<const clang::ParmVarDecl *> scalarParams() const;
 };

@@ -218,15 +218,15 @@ private:
     // express anyway), so the same conditions decide both.
     S.WhyNotBlock = blockRefusal(Call, Parent);
     if (Asked && *Asked != Granularity::Warp && !S.WhyNotBlock.empty())
-      return refuse(C, granularityName(*Asked) + " granularity: " +
-                           S.WhyNotBlock);
+      return refuse(C,
+                    granularityName(*Asked) + " granularity: " + S.WhyNotBlock);
     if (Asked)
       S.G = *Asked;
     else
       S.G = S.WhyNotBlock.empty() ? Granularity::Block : Granularity::Warp;
 
-    UniformScope Scope = S.G == Granularity::Kernel ? UniformScope::Grid
-                                                    : UniformScope::Block;
+    UniformScope Scope =
+        S.G == Granularity::Kernel ? UniformScope::Grid : UniformScope::Block;
     for (unsigned I = 0; I < Child->getNumParams(); ++I)
       S.Scalar.push_back(isUniform(Call->getArg(I), *Parent, Scope));
     Sites.push_back(std::move(S));
@@ -262,8 +262,8 @@ private:
     if (!E)
       return true;
     DiagnosticsEngine &Diags = Ctx.getDiagnostics();
-    Diags.Report(Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error,
-                                            "aggregate: %0"))
+    Diags.Report(
+        Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error, "aggregate: %0"))
         << toString(std::move(E));
     return false;
   }
@@ -275,16 +275,15 @@ private:
       AggregatedChild A = aggregatedChild(S);
       SourceLocation Anchor = lineAfter(S.Child->getEndLoc());
       std::string Key = "aggregate/" + S.Child->getNameAsString() + A.suffix();
-      bool Ok =
-          check(Context.Edits.addDefinition(Key + "/1", generateArgsStruct(A),
-                                            Anchor),
-                S.C->Loc) &&
-          check(Context.Edits.addDefinition(
-                    Key + "/2", generateAggregatedKernel(A), Anchor),
-                S.C->Loc) &&
-          check(Context.Edits.addDefinition(Key + helperKey(S.G), helper(S.G, A),
-                                            Anchor),
-                S.C->Loc);
+      bool Ok = check(Context.Edits.addDefinition(
+                          Key + "/1", generateArgsStruct(A), Anchor),
+                      S.C->Loc) &&
+                check(Context.Edits.addDefinition(
+                          Key + "/2", generateAggregatedKernel(A), Anchor),
+                      S.C->Loc) &&
+                check(Context.Edits.addDefinition(Key + helperKey(S.G),
+                                                  helper(S.G, A), Anchor),
+                      S.C->Loc);
       if (!Ok)
         return false;
     }
@@ -292,7 +291,9 @@ private:
   }
 
   static std::string helperKey(Granularity G) {
-    return G == Granularity::Warp ? "/3" : G == Granularity::Block ? "/4" : "/5";
+    return G == Granularity::Warp    ? "/3"
+           : G == Granularity::Block ? "/4"
+                                     : "/5";
   }
   static std::string helper(Granularity G, const AggregatedChild &A) {
     switch (G) {
@@ -397,9 +398,8 @@ private:
 
     // Everything before the name (__global__, __launch_bounds__, void) is
     // kept for the new kernel; the body function is a plain __device__ one.
-    std::string Prefix =
-        text(SourceRange(Parent->getBeginLoc(),
-                         Parent->getLocation().getLocWithOffset(-1)));
+    std::string Prefix = text(SourceRange(
+        Parent->getBeginLoc(), Parent->getLocation().getLocWithOffset(-1)));
     Prefix = StringRef(Prefix).rtrim().str();
     SourceRange ParamRange = Parent->getParametersSourceRange();
     std::string ParamText = ParamRange.isValid() ? text(ParamRange) : "";
@@ -422,10 +422,10 @@ private:
       if (S.G == Granularity::Kernel)
         FlushArgs.push_back(std::to_string(I)); // The site's grid table.
       FlushArgs.push_back("__LINE__");
-      Flushes += wrapCall(S.G == Granularity::Block ? A.blockHelper()
-                                                    : A.gridHelper(),
-                          FlushArgs, ";", 2) +
-                 "\n";
+      Flushes +=
+          wrapCall(S.G == Granularity::Block ? A.blockHelper() : A.gridHelper(),
+                   FlushArgs, ";", 2) +
+          "\n";
 
       std::vector<std::string> Request = configValues(S);
       Request.push_back(argsValue(S, A));
@@ -452,8 +452,7 @@ private:
     if (!Ok)
       return false;
     std::string Extra = join(Pending, ", ");
-    SourceLocation RParen =
-        Parent->getFunctionTypeLoc().getRParenLoc();
+    SourceLocation RParen = Parent->getFunctionTypeLoc().getRParenLoc();
     if (!check(Context.Edits.insertBefore(
                    RParen, (Parent->getNumParams() ? ", " : "") + Extra),
                RParen))
@@ -487,12 +486,11 @@ private:
           "cuda_rewrite::prepareAggregatedLaunch(" +
           (Stream ? text(Stream->getSourceRange()) : std::string()) + ")";
       DynTypedNodeList Parents = Ctx.getParents(*L.Call);
-      bool IsStatement =
-          !Parents.empty() && (Parents[0].get<CompoundStmt>() ||
-                               (Parents[0].get<ExprWithCleanups>() &&
-                                !Ctx.getParents(Parents[0]).empty() &&
-                                Ctx.getParents(Parents[0])[0]
-                                    .get<CompoundStmt>()));
+      bool IsStatement = !Parents.empty() &&
+                         (Parents[0].get<CompoundStmt>() ||
+                          (Parents[0].get<ExprWithCleanups>() &&
+                           !Ctx.getParents(Parents[0]).empty() &&
+                           Ctx.getParents(Parents[0])[0].get<CompoundStmt>()));
       Error E = IsStatement
                     ? Context.Edits.insertBefore(
                           SM.getExpansionLoc(L.Call->getBeginLoc()),
@@ -502,9 +500,8 @@ private:
                           "(" + Prepare + ", ");
       if (!IsStatement && !E)
         E = Context.Edits.insertBefore(
-            Lexer::getLocForEndOfToken(
-                SM.getExpansionLoc(L.Call->getEndLoc()), 0, SM,
-                Ctx.getLangOpts()),
+            Lexer::getLocForEndOfToken(SM.getExpansionLoc(L.Call->getEndLoc()),
+                                       0, SM, Ctx.getLangOpts()),
             ")");
       if (!check(std::move(E), L.Call->getBeginLoc()))
         return false;

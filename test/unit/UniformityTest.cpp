@@ -1,0 +1,97 @@
+#include "analysis/Uniformity.h"
+#include "test/unit/CudaTestParse.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace cuda_rewrite;
+using namespace cuda_rewrite::test;
+
+namespace {
+
+/// The arguments of the only device-side launch in `parent`, checked for
+/// uniformity in \p Scope: "u" for uniform, "-" for not.
+std::string uniformity(const std::string &Body, UniformScope Scope) {
+  std::string Code = "constexpr int K = 4;\n"
+                     "__device__ int table[8];\n"
+                     "__device__ int id() { return threadIdx.x; }\n"
+                     "__global__ void child(int a, int b, int c, int d) {}\n"
+                     "__global__ void parent(int n, int *p, int m) {\n" +
+                     Body + "\n}\n";
+  auto AST = parseCuda(Code);
+  if (!AST)
+    return "parse error";
+  const FunctionDecl *Parent = findFunction(*AST, "parent");
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const CUDAKernelCallExpr *Call = nullptr;
+    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+      Call = E;
+      return false;
+    }
+  } F;
+  F.TraverseStmt(Parent->getBody());
+  if (!F.Call)
+    return "no launch";
+  std::string Result;
+  for (const Expr *Arg : F.Call->arguments())
+    Result += isUniform(Arg, *Parent, Scope) ? "u" : "-";
+  return Result;
+}
+
+} // namespace
+
+TEST(Uniformity, ConstantsAndUnchangedParameters) {
+  EXPECT_EQ(uniformity("child<<<1, 1>>>(n, K, 3 * n + 1, sizeof(int));",
+                       UniformScope::Grid),
+            "uuuu");
+}
+
+TEST(Uniformity, ThreadDependentValuesAreNot) {
+  EXPECT_EQ(uniformity("int i = threadIdx.x;\n"
+                       "child<<<1, 1>>>(threadIdx.x, i, id(), p[0]);",
+                       UniformScope::Block),
+            "----");
+}
+
+TEST(Uniformity, BlockIndexIsUniformInABlockOnly) {
+  EXPECT_EQ(uniformity("child<<<1, 1>>>(blockIdx.x, blockDim.x * n, "
+                       "gridDim.y, blockIdx.y + K);",
+                       UniformScope::Block),
+            "uuuu");
+  EXPECT_EQ(uniformity("child<<<1, 1>>>(blockIdx.x, blockDim.x * n, "
+                       "gridDim.y, blockIdx.y + K);",
+                       UniformScope::Grid),
+            "-uu-");
+}
+
+TEST(Uniformity, ModifiedParametersAreNot) {
+  EXPECT_EQ(uniformity("if (threadIdx.x == 0) n = 5;\n"
+                       "int &alias = m;\n"
+                       "child<<<1, 1>>>(n, m, K, 0);",
+                       UniformScope::Block),
+            "--uu");
+}
+
+TEST(Uniformity, LoadsAndCallsAreNot) {
+  EXPECT_EQ(uniformity("child<<<1, 1>>>(table[0], *p, id(), n ? 1 : 2);",
+                       UniformScope::Block),
+            "---u");
+}
+
+TEST(Uniformity, DeviceFunctionParametersMayDiffer) {
+  auto AST = parseCuda("__global__ void child(int a) {}\n"
+                       "__device__ void helper(int n) { child<<<1, 1>>>(n); }");
+  ASSERT_TRUE(AST);
+  const FunctionDecl *Helper = findFunction(*AST, "helper");
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const CUDAKernelCallExpr *Call = nullptr;
+    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+      Call = E;
+      return false;
+    }
+  } F;
+  F.TraverseStmt(Helper->getBody());
+  ASSERT_TRUE(F.Call);
+  EXPECT_FALSE(isUniform(F.Call->getArg(0), *Helper, UniformScope::Block));
+}
