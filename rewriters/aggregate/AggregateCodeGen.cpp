@@ -205,14 +205,19 @@ static std::string pendingHelper(const AggregatedChild &A,
                                  const std::string &Name,
                                  const std::string &Comment, StringRef Gather,
                                  bool PerSite) {
-  std::vector<std::string> Params = {"const cuda_rewrite::PendingLaunch<" +
-                                     A.argsStruct() + "> &cr_pending"};
+  // Block granularity takes a PendingLaunch or, for launches in loops, a
+  // PendingLaunchList; kernel granularity only the former.
+  std::vector<std::string> Params = {
+      PerSite ? "const cuda_rewrite::PendingLaunch<" + A.argsStruct() +
+                    "> &cr_pending"
+              : std::string("const Pending &cr_pending")};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
   if (PerSite)
     Params.push_back("unsigned cr_site");
   Params.push_back("int cr_line");
-  return Comment + wrapCall("__device__ void " + Name, Params, " {") +
+  return Comment + (PerSite ? "" : "template <typename Pending>\n") +
+         wrapCall("__device__ void " + Name, Params, " {") +
          "\n  const auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
          (PerSite ? "(cr_pending, cr_site, __FILE__, cr_line);\n"
                   : "(cr_pending, __FILE__, cr_line);\n") +

@@ -52,6 +52,9 @@ struct Site {
   Granularity G;
   std::vector<bool> Scalar;
   std::string WhyNotBlock; ///< Set when block granularity was not possible.
+  /// In a loop: a thread may launch more than once, so block granularity
+  /// keeps a list of pending launches per thread.
+  bool InLoop = false;
 };
 
 /// Facts about a parent kernel's body that decide block granularity.
@@ -152,9 +155,6 @@ private:
     if (!Parent->hasAttr<CUDAGlobalAttr>())
       return "the launch is in a __device__ function, and block "
              "granularity rewrites whole kernels";
-    if (inLoop(Call, Parent))
-      return "the launch is in a loop, so a thread may launch more than "
-             "once";
     for (const ParmVarDecl *P : Parent->parameters())
       if (P->hasDefaultArg())
         return "the parent kernel has default arguments";
@@ -217,9 +217,15 @@ private:
     // (and needs no parent-child synchronisation, which CDP2 cannot
     // express anyway), so the same conditions decide both.
     S.WhyNotBlock = blockRefusal(Call, Parent);
+    S.InLoop = inLoop(Call, Parent);
     if (Asked && *Asked != Granularity::Warp && !S.WhyNotBlock.empty())
       return refuse(C,
                     granularityName(*Asked) + " granularity: " + S.WhyNotBlock);
+    // The grid's table has one slot per parent thread.
+    if (Asked == Granularity::Kernel && S.InLoop)
+      return refuse(C, "kernel granularity: the launch is in a loop, so a "
+                       "thread may launch more than once; use "
+                       "granularity(block)");
     if (Asked)
       S.G = *Asked;
     else
@@ -412,7 +418,9 @@ private:
       const Site &S = *ParentSites[I];
       AggregatedChild A = aggregatedChild(S);
       std::string Var = "cr_pending_" + std::to_string(I);
-      std::string Type = "cuda_rewrite::PendingLaunch<" + A.argsStruct() + ">";
+      std::string Type = std::string("cuda_rewrite::") +
+                         (S.InLoop ? "PendingLaunchList<" : "PendingLaunch<") +
+                         A.argsStruct() + ">";
       Pending.push_back(Type + " &" + Var);
       Decls += "  " + Type + " " + Var + ";\n";
       ParamNames.push_back(Var);
@@ -429,6 +437,10 @@ private:
 
       std::vector<std::string> Request = configValues(S);
       Request.push_back(argsValue(S, A));
+      if (S.InLoop) { // The list allocates each entry; failures name the site.
+        Request.push_back("__FILE__");
+        Request.push_back("__LINE__");
+      }
       if (!check(Context.Edits.replace(callRange(S), Var + ".request(" +
                                                          join(Request, ", ") +
                                                          ")"),

@@ -199,6 +199,7 @@ gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
 /// A launch a thread of a block-granularity parent asked for, kept until the
 /// whole block is done with the parent's body.
 template <typename Args> struct PendingLaunch {
+  using ArgsType = Args;
   bool requested = false;
   dim3 grid;
   dim3 block;
@@ -214,28 +215,98 @@ template <typename Args> struct PendingLaunch {
   }
 };
 
-/// Block granularity: every thread of the block calls this (it has
-/// barriers). The threads that requested a launch get consecutive slots; the
-/// block's first thread launches for all.
+/// The launches a thread asked for in a loop (any number of them), kept in
+/// the pool until the whole block is done with the parent's body.
+template <typename Args> struct PendingLaunchList {
+  using ArgsType = Args;
+  struct Node {
+    dim3 grid;
+    dim3 block;
+    Args args;
+    Node *next;
+  };
+  Node *head = nullptr;
+  unsigned count = 0;
+  unsigned blocks = 0;
+  unsigned maxThreads = 0;
+  size_t maxSharedBytes = 0;
+
+  __device__ void request(dim3 g, dim3 b, size_t shared, const Args &a,
+                          const char *file, int line) {
+    Node *node = static_cast<Node *>(poolAllocate(sizeof(Node)));
+    if (!node)
+      failAggregation(cudaErrorMemoryAllocation, file, line);
+    *node = Node{g, b, a, head};
+    head = node;
+    ++count;
+    blocks += volume(g);
+    maxThreads = volume(b) > maxThreads ? volume(b) : maxThreads;
+    maxSharedBytes = shared > maxSharedBytes ? shared : maxSharedBytes;
+  }
+};
+
+namespace detail {
+
+/// What one thread brings to a block-granularity gather.
+struct PendingSummary {
+  unsigned count, blocks, threads;
+  size_t sharedBytes;
+};
+
 template <typename Args>
-__device__ AggregatedLaunch<Args>
-gatherBlockLaunches(const PendingLaunch<Args> &pending, const char *file,
-                    int line) {
-  // One scan counts both the requests (high half) and their blocks (low
+__device__ PendingSummary summarize(const PendingLaunch<Args> &p) {
+  return p.requested
+             ? PendingSummary{1, volume(p.grid), volume(p.block), p.sharedBytes}
+             : PendingSummary{0, 0, 0, 0};
+}
+
+template <typename Args>
+__device__ PendingSummary summarize(const PendingLaunchList<Args> &p) {
+  return PendingSummary{p.count, p.blocks, p.maxThreads, p.maxSharedBytes};
+}
+
+/// Stores the thread's launches from `slot` on, the first at aggregated
+/// block `first`.
+template <typename Args>
+__device__ void storePending(const LaunchRecords<Args> &records,
+                             const PendingLaunch<Args> &p, unsigned slot,
+                             unsigned first) {
+  if (p.requested)
+    records.store(slot, first, p.grid, p.block, p.args);
+}
+
+template <typename Args>
+__device__ void storePending(const LaunchRecords<Args> &records,
+                             const PendingLaunchList<Args> &p, unsigned slot,
+                             unsigned first) {
+  for (auto *node = p.head; node; node = node->next) {
+    records.store(slot++, first, node->grid, node->block, node->args);
+    first += volume(node->grid);
+  }
+}
+
+} // namespace detail
+
+/// Block granularity: every thread of the block calls this (it has
+/// barriers), with the launch it asked for (PendingLaunch) or the list of
+/// them (PendingLaunchList, for launches in loops). The threads' launches
+/// get consecutive slots; the block's first thread launches for all.
+template <typename Pending>
+__device__ auto gatherBlockLaunches(const Pending &pending, const char *file,
+                                    int line) {
+  using Args = typename Pending::ArgsType;
+  const detail::PendingSummary mine = detail::summarize(pending);
+  // One scan counts both the launches (high half) and their blocks (low
   // half); an aggregated grid cannot exceed 2^31 - 1 blocks anyway.
-  const unsigned long long mine =
-      pending.requested
-          ? (1ull << 32) | volume(pending.grid)
-          : 0ull;
   unsigned long long total;
-  const unsigned long long before = blockExclusiveSumDynamic(mine, &total);
+  const unsigned long long before = blockExclusiveSumDynamic(
+      (static_cast<unsigned long long>(mine.count) << 32) | mine.blocks,
+      &total);
   AggregatedLaunch<Args> launch;
   const unsigned count = unsigned(total >> 32);
   launch.blocks = unsigned(total);
-  launch.threads =
-      blockMaxDynamic(pending.requested ? volume(pending.block) : 0u);
-  launch.sharedBytes =
-      blockMaxDynamic(pending.requested ? pending.sharedBytes : size_t(0));
+  launch.threads = blockMaxDynamic(mine.threads);
+  launch.sharedBytes = blockMaxDynamic(mine.sharedBytes);
   launch.launcher = linearThreadIndex() == 0;
 
   __shared__ void *memory;
@@ -245,9 +316,8 @@ gatherBlockLaunches(const PendingLaunch<Args> &pending, const char *file,
   if (count && !memory)
     failAggregation(cudaErrorMemoryAllocation, file, line);
   const auto records = LaunchRecords<Args>::at(memory, count);
-  if (pending.requested)
-    records.store(unsigned(before >> 32), unsigned(before), pending.grid,
-                  pending.block, pending.args);
+  detail::storePending(records, pending, unsigned(before >> 32),
+                       unsigned(before));
   __threadfence();
   __syncthreads();
   launch.table = LaunchTable{records.firstBlock, records.configs, count};

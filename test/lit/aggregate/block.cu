@@ -20,9 +20,9 @@ __global__ void tile(int *out, int width, int base) {
 // CHECK-NEXT: const dim3 blockDim = cr_self.blockDim;
 // CHECK-NEXT: const dim3 gridDim = cr_self.gridDim;
 // CHECK-NEXT: const uint3 threadIdx = cr_self.threadIdx;
-// CHECK:      __device__ void tile_launch_block(
-// CHECK-NEXT:     const cuda_rewrite::PendingLaunch<tile_args> &cr_pending, int *out,
-// CHECK-NEXT:     int cr_line) {
+// CHECK:      template <typename Pending>
+// CHECK-NEXT: __device__ void tile_launch_block(const Pending &cr_pending, int *out,
+// CHECK-NEXT:                                   int cr_line) {
 // CHECK-NEXT:   const auto cr_launch =
 // CHECK-NEXT:       cuda_rewrite::gatherBlockLaunches(cr_pending, __FILE__, cr_line);
 
@@ -45,3 +45,18 @@ __global__ void __launch_bounds__(128) spawn(int *out, const int *sizes, int n) 
 // CHECK-NEXT:   spawn_body(out, sizes, n, cr_pending_0);
 // CHECK-NEXT:   tile_launch_block(cr_pending_0, out, __LINE__);
 // CHECK-NEXT: }
+
+// Launches in a loop: each thread keeps a list of pending launches.
+__global__ void leaf(int *p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 1; }
+
+#pragma cuda_rewrite aggregate
+__global__ void segments(int *p, const int *first, const int *next, int n) {
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= n)
+    return;
+  for (int s = first[v]; s >= 0; s = next[s])
+    // REMARK: block.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at block granularity into 'leaf_aggregated'
+    // CHECK: cr_pending_0.request(1, 32, 0, leaf_args{p + s * 32}, __FILE__, __LINE__);
+    leaf<<<1, 32>>>(p + s * 32);
+}
+// CHECK: cuda_rewrite::PendingLaunchList<leaf_args> cr_pending_0;

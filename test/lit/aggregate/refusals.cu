@@ -34,24 +34,18 @@ __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
   // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate]
   leaf<<<1, 32, 0, stream>>>(p);
   for (int k = 0; k < sizes[i]; ++k)
-    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at warp granularity into 'leaf_aggregated' (not block granularity: the launch is in a loop, so a thread may launch more than once)
+    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at block granularity into 'leaf_aggregated'; scalar arguments: none; per-launch arguments: p
     leaf<<<1, 32>>>(p + k);
 }
 // OUT: usesHelper<<<1, 32>>>(p);
 // OUT: withBarrier<<<1, sizes[i]>>>(p);
-// OUT: leaf_launch_warp(1, 32, 0, leaf_args{p + k}, __LINE__);
+// OUT: cr_pending_0.request(1, 32, 0, leaf_args{p + k}, __FILE__, __LINE__);
 
-#pragma cuda_rewrite aggregate granularity(block)
-__global__ void loops(int *p, int n) {
-  for (int k = 0; k < n; ++k)
-    // CHECK: refusals.cu:[[@LINE+1]]:5: remark: not rewritten: block granularity: the launch is in a loop, so a thread may launch more than once [aggregate]
-    leaf<<<1, 32>>>(p + k);
-}
 
 #pragma cuda_rewrite aggregate granularity(kernel)
 __global__ void wholeGrid(int *p, int n) {
   for (int k = 0; k < n; ++k)
-    // CHECK: refusals.cu:[[@LINE+1]]:5: remark: not rewritten: kernel granularity: the launch is in a loop, so a thread may launch more than once [aggregate]
+    // CHECK: refusals.cu:[[@LINE+1]]:5: remark: not rewritten: kernel granularity: the launch is in a loop, so a thread may launch more than once; use granularity(block) [aggregate]
     leaf<<<1, 32>>>(p + k);
 }
 
