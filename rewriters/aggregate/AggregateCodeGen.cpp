@@ -173,8 +173,16 @@ static std::string launchAndCheck(const AggregatedChild &A) {
   std::vector<std::string> Args = {"cr_launch.table", "cr_launch.args"};
   for (const std::string &Name : names(A.scalarParams()))
     Args.push_back(Name);
-  return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n    " +
-         A.kernelName() + "<<<cr_launch.blocks, cr_launch.threads,\n" +
+  // Children without barriers or shared memory may get several one-warp
+  // blocks per aggregated block (LaunchTable::packing).
+  bool Packable = !A.Info.HasBarriers && !A.Info.UsesSharedMemory;
+  return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n"
+         "    dim3 cr_aggregated_grid, cr_aggregated_block;\n"
+         "    cr_launch.configure(/*packable=*/" +
+         std::string(Packable ? "true" : "false") +
+         ", cr_aggregated_grid,\n"
+         "                        cr_aggregated_block);\n    " +
+         A.kernelName() + "<<<cr_aggregated_grid, cr_aggregated_block,\n" +
          std::string(A.kernelName().size() + 7, ' ') +
          "cr_launch.sharedBytes>>>(\n" +
          packArgs("        ", "        ", Args, ");") +
@@ -194,7 +202,7 @@ std::string generateWarpHelper(const AggregatedChild &A) {
          A.Child->getNameAsString() + "' together make one launch of " +
          A.kernelName() + ".\n" +
          wrapCall("__device__ void " + A.warpHelper(), Params, " {") +
-         "\n  const auto cr_launch = cuda_rewrite::gatherWarpLaunches(\n"
+         "\n  auto cr_launch = cuda_rewrite::gatherWarpLaunches(\n"
          "      cr_grid, cr_block, cr_shared, cr_args, __FILE__, cr_line);\n" +
          launchAndCheck(A);
 }
@@ -218,7 +226,7 @@ static std::string pendingHelper(const AggregatedChild &A,
   Params.push_back("int cr_line");
   return Comment + (PerSite ? "" : "template <typename Pending>\n") +
          wrapCall("__device__ void " + Name, Params, " {") +
-         "\n  const auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
+         "\n  auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
          (PerSite ? "(cr_pending, cr_site, __FILE__, cr_line);\n"
                   : "(cr_pending, __FILE__, cr_line);\n") +
          launchAndCheck(A);

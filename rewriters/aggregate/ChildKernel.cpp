@@ -2,6 +2,7 @@
 
 #include "rewriters/aggregate/ChildKernel.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -73,6 +74,11 @@ public:
     Info.UsesBlockDim |= Name == "blockDim";
     Info.UsesGridDim |= Name == "gridDim";
     Info.UsesThreadIdx |= Name == "threadIdx";
+    return true;
+  }
+
+  bool VisitVarDecl(VarDecl *Var) {
+    Info.UsesSharedMemory |= Var->hasAttr<CUDASharedAttr>();
     return true;
   }
 

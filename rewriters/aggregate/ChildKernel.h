@@ -21,6 +21,8 @@ struct ChildKernelInfo {
   std::string Refusal;
   /// The body (or a function it calls) waits at a block barrier.
   bool HasBarriers = false;
+  /// The body (or a function it calls) declares __shared__ memory.
+  bool UsesSharedMemory = false;
   bool UsesBlockIdx = false, UsesBlockDim = false, UsesGridDim = false,
        UsesThreadIdx = false;
 };

@@ -45,6 +45,12 @@ struct LaunchTable {
   const unsigned *firstBlock;
   const LaunchConfig *configs;
   unsigned count;
+  /// Original blocks per aggregated block: 1, or (for children of at most
+  /// one warp per block, without barriers or shared memory) one per warp,
+  /// since an SM holds at most 32 blocks and 32-thread blocks would leave
+  /// it half empty.
+  unsigned packing;
+  unsigned blocks; ///< All the original launches' blocks.
 };
 
 /// Where the calling thread of an aggregated child comes from: the original
@@ -59,6 +65,8 @@ struct OriginalLaunch {
   /// run the body.
   bool active;
 };
+
+__device__ __forceinline__ unsigned volume(dim3 d) { return d.x * d.y * d.z; }
 
 /// Decomposes `linear` in the order CUDA numbers blocks and threads (x
 /// fastest), so that warps hold the same threads as in the original launch.
@@ -100,18 +108,23 @@ __device__ __forceinline__ unsigned findLaunchInWarp(const unsigned *firstBlock,
 __device__ __forceinline__ OriginalLaunch
 originalLaunch(const LaunchTable &table) {
   OriginalLaunch self;
-  self.index = findLaunchInWarp(table.firstBlock, table.count, blockIdx.x);
+  // Packed: warp w of this block runs original block packing * b + w.
+  const unsigned warp = table.packing > 1 ? threadIdx.x / 32 : 0;
+  const unsigned thread = table.packing > 1 ? threadIdx.x % 32 : threadIdx.x;
+  const unsigned block = blockIdx.x * table.packing + warp;
+  if (block >= table.blocks) {
+    self.active = false; // The last block's spare warps.
+    return self;
+  }
+  self.index = findLaunchInWarp(table.firstBlock, table.count, block);
   const LaunchConfig config = table.configs[self.index];
   self.gridDim = config.grid;
   self.blockDim = config.block;
-  self.blockIdx =
-      unflatten(blockIdx.x - table.firstBlock[self.index], config.grid);
-  self.threadIdx = unflatten(threadIdx.x, config.block);
-  self.active = threadIdx.x < config.block.x * config.block.y * config.block.z;
+  self.blockIdx = unflatten(block - table.firstBlock[self.index], config.grid);
+  self.threadIdx = unflatten(thread, config.block);
+  self.active = thread < volume(config.block);
   return self;
 }
-
-__device__ __forceinline__ unsigned volume(dim3 d) { return d.x * d.y * d.z; }
 
 /// Records a failure of the aggregation itself and stops the parent grid.
 __device__ __forceinline__ void failAggregation(cudaError_t error,
@@ -159,6 +172,16 @@ template <typename Args> struct AggregatedLaunch {
   unsigned threads;     ///< Max of the original blocks' threads.
   size_t sharedBytes;   ///< Max of the original dynamic shared memory.
   bool launcher;        ///< The calling thread makes the launch.
+
+  /// The aggregated grid's configuration; \p Packable says the child has
+  /// no barriers and no shared memory, so original blocks of one warp can
+  /// share an aggregated block.
+  __device__ void configure(bool packable, dim3 &grid, dim3 &block) {
+    table.blocks = blocks;
+    table.packing = packable && threads <= 32 && sharedBytes == 0 ? 8 : 1;
+    grid = dim3((blocks + table.packing - 1) / table.packing);
+    block = dim3(table.packing > 1 ? 32 * table.packing : threads);
+  }
 };
 
 /// Warp granularity: the lanes that reach the launch together (the active
@@ -191,7 +214,8 @@ gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
   // The launcher's launch must see every lane's records.
   __threadfence();
   __syncwarp(mask);
-  launch.table = LaunchTable{records.firstBlock, records.configs, count};
+  launch.table =
+      LaunchTable{records.firstBlock, records.configs, count, 1, launch.blocks};
   launch.args = records.args;
   return launch;
 }
@@ -320,7 +344,8 @@ __device__ auto gatherBlockLaunches(const Pending &pending, const char *file,
                        unsigned(before));
   __threadfence();
   __syncthreads();
-  launch.table = LaunchTable{records.firstBlock, records.configs, count};
+  launch.table =
+      LaunchTable{records.firstBlock, records.configs, count, 1, launch.blocks};
   launch.args = records.args;
   return launch;
 }
@@ -435,10 +460,10 @@ gatherGridLaunches(const PendingLaunch<Args> &pending, unsigned site,
     // Every other block has appended (and fenced) its launches.
     __threadfence();
     const unsigned long long total = atomicAdd(&entry->appended, 0ull);
-    launch.table = LaunchTable{records.firstBlock, records.configs,
-                               unsigned(total >> 32)};
-    launch.args = records.args;
     launch.blocks = unsigned(total);
+    launch.table = LaunchTable{records.firstBlock, records.configs,
+                               unsigned(total >> 32), 1, launch.blocks};
+    launch.args = records.args;
     launch.threads = atomicMax(&entry->maxThreads, 0u);
     launch.sharedBytes = atomicMax(&entry->maxShared, 0ull);
     launch.launcher = true;

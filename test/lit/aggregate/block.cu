@@ -23,7 +23,7 @@ __global__ void tile(int *out, int width, int base) {
 // CHECK:      template <typename Pending>
 // CHECK-NEXT: __device__ void tile_launch_block(const Pending &cr_pending, int *out,
 // CHECK-NEXT:                                   int cr_line) {
-// CHECK-NEXT:   const auto cr_launch =
+// CHECK-NEXT:   auto cr_launch =
 // CHECK-NEXT:       cuda_rewrite::gatherBlockLaunches(cr_pending, __FILE__, cr_line);
 
 // CHECK: __device__ __forceinline__ void spawn_body(int *out, const int *sizes, int n, cuda_rewrite::PendingLaunch<tile_args> &cr_pending_0) {

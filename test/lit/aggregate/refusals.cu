@@ -57,3 +57,10 @@ __global__ void barrierAndReturn(int *p, int n) {
   // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: block granularity: the parent kernel uses __syncthreads and returns early
   leaf<<<1, 32>>>(p);
 }
+
+// A child with barriers is never packed several blocks to one.
+#pragma cuda_rewrite aggregate
+__global__ void fixedBlocks(int *p) {
+  withBarrier<<<1, 256>>>(p);
+}
+// OUT: cr_launch.configure(/*packable=*/false, cr_aggregated_grid,

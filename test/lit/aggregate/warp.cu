@@ -29,10 +29,13 @@ __global__ void child(float *data, int n, float scale) {
 // CHECK-NEXT:   int n = cr_args[cr_self.index].n;
 // CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK:      __device__ void child_launch_warp(
-// CHECK:        const auto cr_launch = cuda_rewrite::gatherWarpLaunches(
+// CHECK:        auto cr_launch = cuda_rewrite::gatherWarpLaunches(
 // CHECK:        if (cr_launch.launcher && cr_launch.blocks > 0) {
-// CHECK-NEXT:     child_aggregated<<<cr_launch.blocks, cr_launch.threads,
-// CHECK-NEXT:                                     cr_launch.sharedBytes>>>(
+// CHECK-NEXT:     dim3 cr_aggregated_grid, cr_aggregated_block;
+// CHECK-NEXT:     cr_launch.configure(/*packable=*/true, cr_aggregated_grid,
+// CHECK-NEXT:                         cr_aggregated_block);
+// CHECK-NEXT:     child_aggregated<<<cr_aggregated_grid, cr_aggregated_block,
+// CHECK-NEXT:                        cr_launch.sharedBytes>>>(
 // CHECK-NEXT:         cr_launch.table, cr_launch.args, scale);
 // CHECK-NEXT:     cuda_rewrite::checkAggregatedLaunch(__FILE__, cr_line);
 
