@@ -10,6 +10,18 @@ using namespace cuda_rewrite::test;
 
 namespace {
 
+const CUDAKernelCallExpr *firstLaunchIn(const FunctionDecl &F) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const CUDAKernelCallExpr *Call = nullptr;
+    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+      Call = E;
+      return false;
+    }
+  } Finder;
+  Finder.TraverseStmt(F.getBody());
+  return Finder.Call;
+}
+
 /// The arguments of the only device-side launch in `parent`, checked for
 /// uniformity in \p Scope: "u" for uniform, "-" for not.
 std::string uniformity(const std::string &Body, UniformScope Scope) {
@@ -23,18 +35,11 @@ std::string uniformity(const std::string &Body, UniformScope Scope) {
   if (!AST)
     return "parse error";
   const FunctionDecl *Parent = findFunction(*AST, "parent");
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const CUDAKernelCallExpr *Call = nullptr;
-    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
-      Call = E;
-      return false;
-    }
-  } F;
-  F.TraverseStmt(Parent->getBody());
-  if (!F.Call)
+  const CUDAKernelCallExpr *Call = firstLaunchIn(*Parent);
+  if (!Call)
     return "no launch";
   std::string Result;
-  for (const Expr *Arg : F.Call->arguments())
+  for (const Expr *Arg : Call->arguments())
     Result += isUniform(Arg, *Parent, Scope) ? "u" : "-";
   return Result;
 }
@@ -84,14 +89,7 @@ TEST(Uniformity, DeviceFunctionParametersMayDiffer) {
                        "__device__ void helper(int n) { child<<<1, 1>>>(n); }");
   ASSERT_TRUE(AST);
   const FunctionDecl *Helper = findFunction(*AST, "helper");
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const CUDAKernelCallExpr *Call = nullptr;
-    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
-      Call = E;
-      return false;
-    }
-  } F;
-  F.TraverseStmt(Helper->getBody());
-  ASSERT_TRUE(F.Call);
-  EXPECT_FALSE(isUniform(F.Call->getArg(0), *Helper, UniformScope::Block));
+  const CUDAKernelCallExpr *Call = firstLaunchIn(*Helper);
+  ASSERT_TRUE(Call);
+  EXPECT_FALSE(isUniform(Call->getArg(0), *Helper, UniformScope::Block));
 }
