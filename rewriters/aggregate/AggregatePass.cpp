@@ -456,18 +456,26 @@ private:
                   "// cuda-rewrite (aggregate): the body of '" + Name +
                       "'; its launches are recorded,\n// and made together "
                       "by '" +
-                      Name + "' below.\n__device__ __forceinline__ void "),
+                      Name + "' below.\n" + kBodyPrefix),
               Parent->getLocation()) &&
         check(Context.Edits.replace(CharSourceRange::getTokenRange(NameLoc),
                                     BodyName),
               NameLoc);
     if (!Ok)
       return false;
-    std::string Extra = join(Pending, ", ");
+    // The added parameters continue the list as it is laid out: on one line,
+    // or one per line aligned after the '('.
+    size_t Column = std::string(kBodyPrefix).size() + BodyName.size() + 1;
     SourceLocation RParen = Parent->getFunctionTypeLoc().getRParenLoc();
+    bool MultiLine = SM.getExpansionLineNumber(RParen) !=
+                     SM.getExpansionLineNumber(Parent->getLocation());
+    std::string Separator =
+        MultiLine ? ",\n" + std::string(Column, ' ') : std::string(", ");
+    std::string Extra = join(Pending, Separator);
     if (!check(Context.Edits.insertBefore(
-                   RParen, (Parent->getNumParams() ? ", " : "") + Extra),
-               RParen))
+                   RParen, (Parent->getNumParams() ? Separator : "") + Extra),
+               RParen) ||
+        !realignParameters(Parent, Column))
       return false;
 
     std::string Wrapper =
@@ -483,6 +491,36 @@ private:
                Body->getRBracLoc()))
       return false;
     RewrittenParents.insert(Parent->getCanonicalDecl());
+    return true;
+  }
+
+  static constexpr const char *kBodyPrefix = "__device__ __forceinline__ void ";
+
+  /// Parameters continued on further lines and aligned after the '(' stay
+  /// aligned after the body function's longer name: their indentation
+  /// becomes \p Column.
+  bool realignParameters(const FunctionDecl *F, size_t Column) {
+    SourceLocation LParen = F->getFunctionTypeLoc().getLParenLoc();
+    SourceLocation RParen = F->getFunctionTypeLoc().getRParenLoc();
+    if (LParen.isMacroID() || RParen.isMacroID())
+      return true;
+    unsigned Old = SM.getSpellingColumnNumber(LParen); // 1-based: '(' + 1.
+    StringRef Buffer = SM.getBufferData(SM.getMainFileID());
+    unsigned Begin = SM.getFileOffset(LParen), End = SM.getFileOffset(RParen);
+    for (size_t NL = Buffer.find('\n', Begin); NL < End;
+         NL = Buffer.find('\n', NL + 1)) {
+      size_t Indent = Buffer.find_first_not_of(' ', NL + 1) - (NL + 1);
+      if (Indent != Old)
+        continue;
+      SourceLocation LineStart =
+          SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(NL + 1);
+      if (!check(Context.Edits.replace(
+                     CharSourceRange::getCharRange(
+                         LineStart, LineStart.getLocWithOffset(Indent)),
+                     std::string(Column, ' ')),
+                 LineStart))
+        return false;
+    }
     return true;
   }
 

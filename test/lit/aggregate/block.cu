@@ -5,6 +5,7 @@
 // from the original launch.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t.cu
+// RUN: FileCheck %s --check-prefix=ALIGN --strict-whitespace < %t.cu
 
 __global__ void tile(int *out, int width, int base) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,3 +61,14 @@ __global__ void segments(int *p, const int *first, const int *next, int n) {
     leaf<<<1, 32>>>(p + s * 32);
 }
 // CHECK: cuda_rewrite::PendingLaunchList<leaf_args> cr_pending_0;
+
+// Parameters laid out one per line stay aligned after the longer name.
+#pragma cuda_rewrite aggregate granularity(block)
+__global__ void wide(int *p,
+                     int n) {
+  if (threadIdx.x < n)
+    leaf<<<1, 32>>>(p);
+}
+// ALIGN:      {{^}}__device__ __forceinline__ void wide_body(int *p,
+// ALIGN-NEXT: {{^}}                                          int n,
+// ALIGN-NEXT: {{^}}                                          cuda_rewrite::PendingLaunch<leaf_args> &cr_pending_0) {
