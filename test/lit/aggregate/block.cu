@@ -71,4 +71,4 @@ __global__ void wide(int *p,
 }
 // ALIGN:      {{^}}__device__ __forceinline__ void wide_body(int *p,
 // ALIGN-NEXT: {{^}}                                          int n,
-// ALIGN-NEXT: {{^}}                                          cuda_rewrite::PendingLaunch<leaf_args> &cr_pending_0) {
+// ALIGN-NEXT: {{^}}                                          cuda_rewrite::PendingLaunch<leaf_args_2> &cr_pending_0) {
