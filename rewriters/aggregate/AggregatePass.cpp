@@ -149,6 +149,21 @@ private:
     }
   }
 
+  /// A host launch of \p Parent whose stream argument has side effects:
+  /// prepareHostLaunches() repeats that argument.
+  const CUDAKernelCallExpr *
+  hostLaunchWithImpureStream(const FunctionDecl *Parent) {
+    if (!HostLaunches)
+      HostLaunches = findLaunchSites(Ctx);
+    for (const LaunchSite &L : *HostLaunches)
+      if (!L.FromDevice && L.Callee &&
+          L.Callee->getCanonicalDecl() == Parent->getCanonicalDecl())
+        if (const Expr *Stream = configArg(L.Call, 3))
+          if (Stream->HasSideEffects(Ctx))
+            return L.Call;
+    return nullptr;
+  }
+
   /// Why block granularity cannot rewrite this launch, or "".
   std::string blockRefusal(const CUDAKernelCallExpr *Call,
                            const FunctionDecl *Parent) const {
@@ -194,6 +209,14 @@ private:
     if (offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
       return refuse(C, "the child kernel '" + Child->getNameAsString() +
                            "' is defined after its parent; define it first");
+    if (const CUDAKernelCallExpr *Host = hostLaunchWithImpureStream(Parent))
+      return refuse(
+          C,
+          "the host launch of '" + Parent->getNameAsString() + "' at line " +
+              std::to_string(SM.getExpansionLineNumber(Host->getBeginLoc())) +
+              " passes a stream expression with side effects, "
+              "which the pool reset before it would evaluate "
+              "again");
     ChildKernelInfo Info = analyzeChildKernel(*Child);
     if (!Info.Refusal.empty())
       return refuse(C, Info.Refusal);
@@ -527,7 +550,9 @@ private:
   /// Each host launch of a rewritten parent first resets the pool that
   /// holds the launch tables.
   bool prepareHostLaunches() {
-    for (const LaunchSite &L : findLaunchSites(Ctx)) {
+    if (!HostLaunches)
+      HostLaunches = findLaunchSites(Ctx);
+    for (const LaunchSite &L : *HostLaunches) {
       if (L.FromDevice || !L.Callee ||
           !RewrittenParents.count(L.Callee->getCanonicalDecl()))
         continue;
@@ -590,6 +615,7 @@ private:
   std::optional<Granularity> Override;
   std::vector<Site> Sites;
   llvm::DenseSet<const FunctionDecl *> RewrittenParents;
+  std::optional<std::vector<LaunchSite>> HostLaunches; ///< Found once.
 };
 
 } // namespace

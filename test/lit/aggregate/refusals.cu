@@ -64,3 +64,16 @@ __global__ void fixedBlocks(int *p) {
   withBarrier<<<1, 256>>>(p);
 }
 // OUT: cr_launch.configure(/*packable=*/false, cr_aggregated_grid,
+
+// The pool reset before a host launch repeats its stream argument: one with
+// side effects would be evaluated twice.
+__global__ void leafParent(int *p) { leaf<<<1, 32>>>(p); }
+#pragma cuda_rewrite aggregate
+__global__ void streamed(int *p) {
+  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the host launch of 'streamed' at line [[#@LINE+5]] passes a stream expression with side effects, which the pool reset before it would evaluate again [aggregate]
+  leaf<<<1, 32>>>(p);
+}
+void runStreamed(int *p, cudaStream_t *streams, int &next) {
+  // OUT: streamed<<<1, 32, 0, streams[next++]>>>(p);
+  streamed<<<1, 32, 0, streams[next++]>>>(p);
+}
