@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "csr.cuh"
 #include "harness.cuh"
 
 #include <climits>
@@ -38,13 +39,8 @@ constexpr int kEdgeThreads = 32;
 /// Threads per block of the parent grid: one thread per frontier node.
 constexpr int kExpandThreads = 256;
 
-/// A directed graph in CSR form: the out-neighbours of node v are
-/// colIdx[rowPtr[v] .. rowPtr[v + 1]).
-struct Graph {
-  int NumNodes = 0;
-  std::vector<int> RowPtr, ColIdx;
-  long numEdges() const { return long(ColIdx.size()); }
-};
+/// A directed graph.
+using Graph = samples::CsrGraph;
 
 } // namespace
 

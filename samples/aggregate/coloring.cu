@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "csr.cuh"
 #include "harness.cuh"
 
 #include <algorithm>
@@ -53,12 +54,8 @@ constexpr int kNeighbourThreads = 32;
 /// Threads per block of the parent grid: one thread per uncoloured node.
 constexpr int kParentThreads = 256;
 
-/// An undirected graph in CSR form, each edge stored in both directions.
-struct Graph {
-  int NumNodes = 0;
-  std::vector<int> RowPtr, ColIdx;
-  long numEdges() const { return long(ColIdx.size()); }
-};
+/// An undirected graph, each edge stored in both directions.
+using Graph = samples::CsrGraph;
 
 } // namespace
 
@@ -111,8 +108,8 @@ colorRound(const int *__restrict__ rowPtr, const int *__restrict__ colIdx,
   }
 }
 
-/// Flat version of step 1: one thread per edge of the whole graph. The edge's
-/// source is the last node v with rowPtr[v] <= e.
+/// Flat version of step 1: one thread per edge of the whole graph, which
+/// finds its source.
 __global__ void colorRoundFlat(const int *__restrict__ rowPtr,
                                const int *__restrict__ colIdx,
                                const int *__restrict__ priority,
@@ -122,16 +119,9 @@ __global__ void colorRoundFlat(const int *__restrict__ rowPtr,
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= numEdges)
     return;
-  int lo = 0, hi = numNodes; // rowPtr[lo] <= e < rowPtr[hi]
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    if (rowPtr[mid] <= e)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  if (colours[lo] == kUncoloured)
-    inspectNeighbour(lo, colIdx[e], priority[lo], priority, colours,
+  const int source = samples::edgeSource(rowPtr, numNodes, e);
+  if (colours[source] == kUncoloured)
+    inspectNeighbour(source, colIdx[e], priority[source], priority, colours,
                      usedColours, blocked);
 }
 

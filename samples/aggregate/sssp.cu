@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "csr.cuh"
 #include "harness.cuh"
 
 #include <climits>
@@ -47,12 +48,10 @@ constexpr int kEdgeThreads = 128;
 /// Threads per block of the parent grid: one thread per active node.
 constexpr int kRoundThreads = 128;
 
-/// A directed graph with edge weights in CSR form: the out-edges of node v
-/// are colIdx[k], weights[k] for k in [rowPtr[v], rowPtr[v + 1]).
-struct Graph {
-  int NumNodes = 0;
-  std::vector<int> RowPtr, ColIdx, Weights;
-  long numEdges() const { return long(ColIdx.size()); }
+/// A directed graph with edge weights: the out-edges of node v are
+/// colIdx[k], weights[k] for k in [rowPtr[v], rowPtr[v + 1]).
+struct Graph : samples::CsrGraph {
+  std::vector<int> Weights;
 };
 
 } // namespace
@@ -101,8 +100,7 @@ __global__ void ssspRound(const int *__restrict__ rowPtr,
   }
 }
 
-/// Flat version: one thread per edge of the graph. The edge's source is the
-/// node whose row holds it: the last v with rowPtr[v] <= e.
+/// Flat version: one thread per edge of the graph, which finds its source.
 __global__ void ssspRoundFlat(const int *__restrict__ rowPtr,
                               const int *__restrict__ colIdx,
                               const int *__restrict__ weights, int numNodes,
@@ -111,17 +109,10 @@ __global__ void ssspRoundFlat(const int *__restrict__ rowPtr,
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= numEdges)
     return;
-  int lo = 0, hi = numNodes; // rowPtr[lo] <= e < rowPtr[hi]
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    if (rowPtr[mid] <= e)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  if (lastQueued[lo] == round)
-    relaxEdge(colIdx[e], dist[lo] + weights[e], dist, lastQueued, nextActive,
-              nextSize, round + 1);
+  const int source = samples::edgeSource(rowPtr, numNodes, e);
+  if (lastQueued[source] == round)
+    relaxEdge(colIdx[e], dist[source] + weights[e], dist, lastQueued,
+              nextActive, nextSize, round + 1);
 }
 
 /// Puts \p source at distance 0 and makes it the only active node of round 0.
