@@ -72,7 +72,14 @@ private:
   const ParmVarDecl &Param;
 };
 
-bool isBuiltinVariable(const ValueDecl *D, UniformScope Scope) {
+/// blockDim and gridDim, and within a block blockIdx, unless the kernel
+/// also runs aggregated, where they are per original launch.
+bool isUniformBuiltin(const VarDecl *D, UniformScope Scope,
+                      const UniformityAssumptions &Assumptions) {
+  const CXXRecordDecl *Record = D->getType()->getAsCXXRecordDecl();
+  if (!Record || !Record->getName().starts_with("__cuda_builtin_") ||
+      Assumptions.LaunchShapeVaries)
+    return false;
   StringRef Name = D->getName();
   if (Name == "blockDim" || Name == "gridDim")
     return true;
@@ -81,8 +88,9 @@ bool isBuiltinVariable(const ValueDecl *D, UniformScope Scope) {
 
 class UniformityChecker {
 public:
-  UniformityChecker(const FunctionDecl &Kernel, UniformScope Scope)
-      : Kernel(Kernel), Scope(Scope) {}
+  UniformityChecker(const FunctionDecl &Kernel, UniformScope Scope,
+                    const UniformityAssumptions &Assumptions)
+      : Kernel(Kernel), Scope(Scope), Assumptions(Assumptions) {}
 
   bool check(const Expr *E) {
     E = E->IgnoreParens();
@@ -148,9 +156,10 @@ private:
       // function's may differ between the threads that call it.
       return Param->getDeclContext() == &Kernel &&
              Kernel.hasAttr<CUDAGlobalAttr>() &&
+             !Assumptions.VaryingParams.count(Param) &&
              !mayModifyParam(Kernel, *Param);
     if (const auto *Var = dyn_cast<VarDecl>(D)) {
-      if (isBuiltinVariable(Var, Scope))
+      if (isUniformBuiltin(Var, Scope, Assumptions))
         return true;
       // Compile-time constants (constexpr, const with constant init).
       return Var->getType().isConstQualified() && Var->hasGlobalStorage() &&
@@ -162,6 +171,7 @@ private:
 
   const FunctionDecl &Kernel;
   UniformScope Scope;
+  const UniformityAssumptions &Assumptions;
 };
 
 } // namespace
@@ -174,8 +184,9 @@ bool mayModifyParam(const FunctionDecl &Kernel, const ParmVarDecl &Param) {
   return Finder.Found;
 }
 
-bool isUniform(const Expr *E, const FunctionDecl &Kernel, UniformScope Scope) {
-  return UniformityChecker(Kernel, Scope).check(E);
+bool isUniform(const Expr *E, const FunctionDecl &Kernel, UniformScope Scope,
+               const UniformityAssumptions &Assumptions) {
+  return UniformityChecker(Kernel, Scope, Assumptions).check(E);
 }
 
 } // namespace cuda_rewrite

@@ -13,6 +13,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace cuda_rewrite {
 
@@ -21,10 +22,22 @@ enum class UniformScope {
   Grid,  ///< Same for all threads of the grid (kernel granularity).
 };
 
+/// What may differ between threads beyond the syntactic rules: a kernel that
+/// also runs as an aggregated child (seed 001's launches of aggregated
+/// kernels) sees per-launch values in some parameters and in its built-ins.
+struct UniformityAssumptions {
+  /// Parameters of the kernel that may differ between its threads.
+  llvm::SmallPtrSet<const clang::ParmVarDecl *, 4> VaryingParams;
+  /// blockIdx, blockDim and gridDim may differ between the threads of one
+  /// block (several original blocks share an aggregated one).
+  bool LaunchShapeVaries = false;
+};
+
 /// Whether \p E has the same value in every thread of \p Scope, when
 /// evaluated anywhere in the body of \p Kernel.
 bool isUniform(const clang::Expr *E, const clang::FunctionDecl &Kernel,
-               UniformScope Scope);
+               UniformScope Scope,
+               const UniformityAssumptions &Assumptions = {});
 
 /// Whether \p Kernel's body may change \p Param (assigns it, increments it,
 /// takes its address or binds it to a non-const reference).

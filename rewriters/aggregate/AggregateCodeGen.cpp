@@ -130,14 +130,70 @@ static StringRef bodyAfterBrace(const FunctionDecl &Child) {
   return SM.getBufferData(SM.getFileID(Body->getLBracLoc())).slice(Begin, End);
 }
 
-std::string generateAggregatedKernel(const AggregatedChild &A) {
-  const FunctionDecl &Child = *A.Child;
-  std::string Name = Child.getNameAsString();
-  std::vector<std::string> Params = {"cuda_rewrite::LaunchTable cr_launches",
-                                     "const " + A.argsStruct() + " *cr_args"};
+/// `const uint3 blockIdx = cr_self.blockIdx;` and so on for the built-ins
+/// \p Info says the body reads, each line starting with \p Pad.
+static std::string shadowBuiltins(const ChildKernelInfo &Info,
+                                  const std::string &Pad) {
+  std::string Text;
+  if (Info.UsesBlockIdx)
+    Text += Pad + "const uint3 blockIdx = cr_self.blockIdx;\n";
+  if (Info.UsesBlockDim)
+    Text += Pad + "const dim3 blockDim = cr_self.blockDim;\n";
+  if (Info.UsesGridDim)
+    Text += Pad + "const dim3 gridDim = cr_self.gridDim;\n";
+  if (Info.UsesThreadIdx)
+    Text += Pad + "const uint3 threadIdx = cr_self.threadIdx;\n";
+  return Text;
+}
+
+static std::string perLaunchLocals(const AggregatedChild &A,
+                                   const std::string &Pad) {
+  std::string Text;
+  for (const ParmVarDecl *P : A.perLaunchParams())
+    Text += Pad + declareParam(*P) + " = cr_self.args->" +
+            P->getNameAsString() + ";\n";
+  return Text;
+}
+
+std::vector<std::string> builtinParams(const ChildKernelInfo &Info) {
+  std::vector<std::string> Params;
+  if (Info.UsesBlockIdx)
+    Params.push_back("const uint3 blockIdx");
+  if (Info.UsesBlockDim)
+    Params.push_back("const dim3 blockDim");
+  if (Info.UsesGridDim)
+    Params.push_back("const dim3 gridDim");
+  if (Info.UsesThreadIdx)
+    Params.push_back("const uint3 threadIdx");
+  return Params;
+}
+
+std::vector<std::string> builtinArgs(const ChildKernelInfo &Info) {
+  std::vector<std::string> Args;
+  for (const std::string &Param : builtinParams(Info))
+    Args.push_back(StringRef(Param).rsplit(' ').second.str());
+  return Args;
+}
+
+static std::vector<std::string> aggregatedKernelParams(const AggregatedChild &A) {
+  std::vector<std::string> Params = {"cuda_rewrite::LaunchTable cr_launches"};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
+  return Params;
+}
 
+std::string generateAggregatedKernelDeclaration(const AggregatedChild &A) {
+  return "\n// cuda-rewrite (aggregate): '" + A.Child->getNameAsString() +
+         "' for aggregated launches, defined below.\n" +
+         wrapCall("__global__ void " + A.kernelName(),
+                  aggregatedKernelParams(A), ";") +
+         "\n";
+}
+
+std::string generateAggregatedKernel(const AggregatedChild &A,
+                                     const ParentCode *AsParent) {
+  const FunctionDecl &Child = *A.Child;
+  std::string Name = Child.getNameAsString();
   std::string Text =
       "\n// cuda-rewrite (aggregate): '" + Name +
       "' for aggregated launches. Each block of\n"
@@ -146,31 +202,39 @@ std::string generateAggregatedKernel(const AggregatedChild &A) {
       "',\n// found by searching the launches' first blocks; below, the "
       "original body\n// sees that launch's built-in variables and "
       "arguments under their own names.\n";
-  Text += wrapCall("__global__ void " + A.kernelName(), Params, " {") + "\n";
-  Text += "  const cuda_rewrite::OriginalLaunch cr_self =\n"
-          "      cuda_rewrite::originalLaunch(cr_launches);\n";
+  if (AsParent)
+    Text += "// Its own launches are aggregated too: every thread, active or "
+            "not, takes part\n// in gathering them after the body.\n";
+  Text += wrapCall("__global__ void " + A.kernelName(),
+                   aggregatedKernelParams(A), " {") +
+          "\n";
+  std::string Self =
+      "cuda_rewrite::originalLaunch<" + A.argsStruct() + ">(cr_launches);";
+  Text += Self.size() + 23 <= 80 ? "  const auto cr_self = " + Self + "\n"
+                                 : "  const auto cr_self =\n      " + Self + "\n";
+  if (AsParent) {
+    Text += AsParent->Decls + "  if (cr_self.active) {\n" +
+            shadowBuiltins(A.Info, "    ") + perLaunchLocals(A, "    ") +
+            AsParent->indentedBodyCall(4) + "\n  }\n" + AsParent->Flushes +
+            "}\n";
+    return Text;
+  }
   if (A.Info.HasBarriers)
     Text += "  // Every original launch here has the same block size (its "
             "barriers need\n  // that), so no thread returns early.\n";
   Text += "  if (!cr_self.active)\n    return;\n";
-  if (A.Info.UsesBlockIdx)
-    Text += "  const uint3 blockIdx = cr_self.blockIdx;\n";
-  if (A.Info.UsesBlockDim)
-    Text += "  const dim3 blockDim = cr_self.blockDim;\n";
-  if (A.Info.UsesGridDim)
-    Text += "  const dim3 gridDim = cr_self.gridDim;\n";
-  if (A.Info.UsesThreadIdx)
-    Text += "  const uint3 threadIdx = cr_self.threadIdx;\n";
-  for (const ParmVarDecl *P : A.perLaunchParams())
-    Text += "  " + declareParam(*P) + " = cr_args[cr_self.index]." +
-            P->getNameAsString() + ";\n";
+  Text += shadowBuiltins(A.Info, "  ") + perLaunchLocals(A, "  ");
   Text += bodyAfterBrace(Child).ltrim("\r\n").str();
   return Text + "\n";
 }
 
+std::string ParentCode::indentedBodyCall(unsigned Indent) const {
+  return wrapCall(BodyName, BodyArgs, ";", Indent);
+}
+
 /// The part the warp and block helpers share: the launch, and its check.
 static std::string launchAndCheck(const AggregatedChild &A) {
-  std::vector<std::string> Args = {"cr_launch.table", "cr_launch.args"};
+  std::vector<std::string> Args = {"cr_launch.table"};
   for (const std::string &Name : names(A.scalarParams()))
     Args.push_back(Name);
   // Children without barriers or shared memory may get several one-warp
@@ -207,24 +271,21 @@ std::string generateWarpHelper(const AggregatedChild &A) {
          launchAndCheck(A);
 }
 
-/// The block and kernel helpers differ only in their name, comment and the
-/// runtime function that gathers the launches.
+/// The block and kernel helpers differ only in their name, comment, the
+/// runtime function that gathers the launches, and the kernel helper's
+/// site number. Both take a PendingLaunch or, for launches in loops, a
+/// PendingLaunchList.
 static std::string pendingHelper(const AggregatedChild &A,
                                  const std::string &Name,
                                  const std::string &Comment, StringRef Gather,
                                  bool PerSite) {
-  // Block granularity takes a PendingLaunch or, for launches in loops, a
-  // PendingLaunchList; kernel granularity only the former.
-  std::vector<std::string> Params = {
-      PerSite ? "const cuda_rewrite::PendingLaunch<" + A.argsStruct() +
-                    "> &cr_pending"
-              : std::string("const Pending &cr_pending")};
+  std::vector<std::string> Params = {"const Pending &cr_pending"};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
   if (PerSite)
     Params.push_back("unsigned cr_site");
   Params.push_back("int cr_line");
-  return Comment + (PerSite ? "" : "template <typename Pending>\n") +
+  return Comment + "template <typename Pending>\n" +
          wrapCall("__device__ void " + Name, Params, " {") +
          "\n  auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
          (PerSite ? "(cr_pending, cr_site, __FILE__, cr_line);\n"

@@ -36,10 +36,35 @@ struct AggregatedChild {
   std::vector<const clang::ParmVarDecl *> scalarParams() const;
 };
 
+/// What a parent rewritten at block or kernel granularity runs: its pending
+/// launches, the call of its body function, and the flushes after it. An
+/// aggregated child that is itself such a parent runs the same.
+struct ParentCode {
+  std::string Decls;   ///< `  cuda_rewrite::PendingLaunch<...> cr_pending_0;`
+  std::string BodyName;
+  std::vector<std::string> BodyArgs;
+  std::string Flushes; ///< `  child_launch_block(cr_pending_0, ...);`
+
+  std::string indentedBodyCall(unsigned Indent) const;
+};
+
+/// `const uint3 blockIdx`, ...: the built-ins \p Info says the body reads,
+/// as parameters of a body function that an aggregated child also calls.
+std::vector<std::string> builtinParams(const ChildKernelInfo &Info);
+/// `blockIdx`, ...: the same, as arguments.
+std::vector<std::string> builtinArgs(const ChildKernelInfo &Info);
+
 /// `struct child_args { ... };`
 std::string generateArgsStruct(const AggregatedChild &A);
-/// `__global__ void child_aggregated(...) { ... original body ... }`
-std::string generateAggregatedKernel(const AggregatedChild &A);
+/// `__global__ void child_aggregated(...) { ... original body ... }`; or,
+/// when the child is itself a parent rewritten at block or kernel
+/// granularity (\p AsParent), one that calls its body function and then
+/// aggregates its launches.
+std::string generateAggregatedKernel(const AggregatedChild &A,
+                                     const ParentCode *AsParent);
+/// `__global__ void child_aggregated(...);`, for children whose aggregated
+/// kernel is defined after the helpers that launch it.
+std::string generateAggregatedKernelDeclaration(const AggregatedChild &A);
 /// `__device__ void child_launch_warp(...)`
 std::string generateWarpHelper(const AggregatedChild &A);
 /// `__device__ void child_launch_block(...)`

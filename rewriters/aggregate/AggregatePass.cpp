@@ -5,6 +5,7 @@
 #include "analysis/Uniformity.h"
 #include "rewriters/aggregate/AggregateCodeGen.h"
 #include "rewriters/aggregate/ChildKernel.h"
+#include "rewriters/aggregate/DeviceMalloc.h"
 #include "rewriters/common/PassManager.h"
 
 #include "clang/AST/Attr.h"
@@ -51,6 +52,7 @@ struct Site {
   const FunctionDecl *Child;
   Granularity G;
   std::vector<bool> Scalar;
+  ChildKernelInfo Info;
   std::string WhyNotBlock; ///< Set when block granularity was not possible.
   /// In a loop: a thread may launch more than once, so block granularity
   /// keeps a list of pending launches per thread.
@@ -79,10 +81,11 @@ public:
   bool run(ArrayRef<const Candidate *> Candidates) {
     for (const Candidate *C : Candidates)
       plan(*C);
+    settleNestedSites();
     if (Sites.empty())
       return true;
-    return emitChildren() && rewriteWarpSites() && rewriteBlockParents() &&
-           prepareHostLaunches() && includeRuntime();
+    return rewriteWarpSites() && rewriteBlockParents() && emitChildren() &&
+           aggregateMallocs() && prepareHostLaunches() && includeRuntime();
   }
 
 private:
@@ -203,10 +206,9 @@ private:
     if (!Child || !SM.isWrittenInMainFile(Child->getLocation()))
       return refuse(C, "the child kernel '" + Callee->getNameAsString() +
                            "' is not defined in this file");
-    if (Child->getCanonicalDecl() == Parent->getCanonicalDecl())
-      return refuse(C, "the kernel launches itself; aggregating recursive "
-                       "launches is not supported yet");
-    if (offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
+    const bool Recursive =
+        Child->getCanonicalDecl() == Parent->getCanonicalDecl();
+    if (!Recursive && offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
       return refuse(C, "the child kernel '" + Child->getNameAsString() +
                            "' is defined after its parent; define it first");
     if (const CUDAKernelCallExpr *Host = hostLaunchWithImpureStream(Parent))
@@ -230,8 +232,16 @@ private:
                        "size is not a compile-time constant: in blocks larger "
                        "than a launch's own, its extra threads would miss the "
                        "barriers");
+    // An aggregated block is one-dimensional, of the largest original
+    // block's size: it has the original shape only if every launch has the
+    // same one-dimensional block.
+    if (!Info.HelperReadsBlockShape.empty() &&
+        !isConstantInteger(configArg(Call, 1)))
+      return refuse(C, Info.HelperReadsBlockShape +
+                           ": that is sound only when the launch's block size "
+                           "is one compile-time constant integer");
 
-    Site S{&C, Call, Parent, Child, Granularity::Warp, {}, ""};
+    Site S{&C, Call, Parent, Child, Granularity::Warp, {}, Info, ""};
     std::optional<Granularity> Asked = Override;
     if (!Asked && C.Annotation)
       if (const PragmaClause *Clause = C.Annotation->clause("granularity"))
@@ -244,21 +254,111 @@ private:
     if (Asked && *Asked != Granularity::Warp && !S.WhyNotBlock.empty())
       return refuse(C,
                     granularityName(*Asked) + " granularity: " + S.WhyNotBlock);
-    // The grid's table has one slot per parent thread.
-    if (Asked == Granularity::Kernel && S.InLoop)
-      return refuse(C, "kernel granularity: the launch is in a loop, so a "
-                       "thread may launch more than once; use "
-                       "granularity(block)");
     if (Asked)
       S.G = *Asked;
+    else if (!S.WhyNotBlock.empty())
+      S.G = Granularity::Warp;
     else
-      S.G = S.WhyNotBlock.empty() ? Granularity::Block : Granularity::Warp;
-
-    UniformScope Scope =
-        S.G == Granularity::Kernel ? UniformScope::Grid : UniformScope::Block;
-    for (unsigned I = 0; I < Child->getNumParams(); ++I)
-      S.Scalar.push_back(isUniform(Call->getArg(I), *Parent, Scope));
+      // A recursive kernel's launches from one grid become one grid: the
+      // tree is walked level by level, as a hand-written flat version does.
+      S.G = Recursive ? Granularity::Kernel : Granularity::Block;
+    if (Recursive && S.G == Granularity::Warp)
+      return refuse(C, "the kernel launches itself, and its launches are "
+                       "aggregated only at block or kernel granularity" +
+                           (S.WhyNotBlock.empty()
+                                ? std::string()
+                                : "; not here: " + S.WhyNotBlock));
     Sites.push_back(std::move(S));
+  }
+
+  /// An integer constant, possibly converted to dim3 (`dim3(n)` or an
+  /// implicit conversion): a one-dimensional block of a size known at
+  /// compile time.
+  bool isConstantInteger(const Expr *E) const {
+    if (!E)
+      return false;
+    E = E->IgnoreImplicit();
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr()->IgnoreImplicit();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() == 0)
+        return false;
+      for (unsigned I = 1; I < Construct->getNumArgs(); ++I)
+        if (!isa<CXXDefaultArgExpr>(Construct->getArg(I)))
+          return false;
+      E = Construct->getArg(0)->IgnoreImplicit();
+    }
+    return E->getType()->isIntegerType() && E->isIntegerConstantExpr(Ctx);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Children that are parents too
+  //===--------------------------------------------------------------------===//
+
+  /// Parents rewritten at block or kernel granularity: they get a body
+  /// function, which their aggregated version calls as well.
+  llvm::DenseSet<const FunctionDecl *> blockParents() const {
+    llvm::DenseSet<const FunctionDecl *> Parents;
+    for (const Site &S : Sites)
+      if (S.G != Granularity::Warp)
+        Parents.insert(S.Parent->getCanonicalDecl());
+    return Parents;
+  }
+
+  bool isAggregatedBlockParent(const FunctionDecl *F) const {
+    if (!blockParents().count(F->getCanonicalDecl()))
+      return false;
+    return llvm::any_of(Sites, [&](const Site &S) {
+      return S.Child->getCanonicalDecl() == F->getCanonicalDecl();
+    });
+  }
+
+  /// A child that launches kernels itself is aggregated by calling its body
+  /// function, so its own launches must be rewritten at block or kernel
+  /// granularity too (recursion is the common case). And a kernel that
+  /// runs aggregated sees per-launch values in its built-ins and in the
+  /// parameters some launch of it passes per launch, so the scalars of its
+  /// own launches are decided with that in mind: to a fixed point, since
+  /// those decisions decide which of its parameters are per launch.
+  void settleNestedSites() {
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      llvm::DenseSet<const FunctionDecl *> Parents = blockParents();
+      for (size_t I = 0; I < Sites.size(); ++I)
+        if (Sites[I].Info.LaunchesKernels &&
+            !Parents.count(Sites[I].Child->getCanonicalDecl())) {
+          refuse(*Sites[I].C,
+                 "the child kernel '" + Sites[I].Child->getNameAsString() +
+                     "' launches kernels itself, and those launches are not "
+                     "aggregated at block or kernel granularity");
+          Sites.erase(Sites.begin() + I);
+          Changed = true;
+          break;
+        }
+      if (Changed)
+        continue;
+      for (Site &S : Sites) {
+        UniformityAssumptions Assumptions;
+        if (isAggregatedBlockParent(S.Parent)) {
+          Assumptions.LaunchShapeVaries = true;
+          for (const Site &In : Sites)
+            if (In.Child->getCanonicalDecl() == S.Parent->getCanonicalDecl())
+              for (unsigned I = 0; I < In.Scalar.size(); ++I)
+                if (!In.Scalar[I])
+                  Assumptions.VaryingParams.insert(
+                      S.Parent->getParamDecl(I));
+        }
+        UniformScope Scope = S.G == Granularity::Kernel ? UniformScope::Grid
+                                                        : UniformScope::Block;
+        std::vector<bool> Scalar;
+        for (unsigned I = 0; I < S.Child->getNumParams(); ++I)
+          Scalar.push_back(isUniform(S.Call->getArg(I), *S.Parent, Scope,
+                                     Assumptions) &&
+                           (S.Scalar.empty() || S.Scalar[I]));
+        Changed |= Scalar != S.Scalar;
+        S.Scalar = std::move(Scalar);
+      }
+    }
   }
 
   //===--------------------------------------------------------------------===//
@@ -273,7 +373,7 @@ private:
       if (Other.Child == S.Child && !llvm::is_contained(Versions, Other.Scalar))
         Versions.push_back(Other.Scalar);
     size_t Version = llvm::find(Versions, S.Scalar) - Versions.begin();
-    return AggregatedChild{S.Child, analyzeChildKernel(*S.Child), S.Scalar,
+    return AggregatedChild{S.Child, S.Info, S.Scalar,
                            Version ? "_" + std::to_string(Version + 1) : ""};
   }
 
@@ -297,23 +397,42 @@ private:
     return false;
   }
 
+  /// The start of the line \p Loc is on.
+  SourceLocation lineStart(SourceLocation Loc) const {
+    Loc = SM.getExpansionLoc(Loc);
+    return SM.translateLineCol(SM.getFileID(Loc),
+                               SM.getExpansionLineNumber(Loc), 1);
+  }
+
   /// The argument struct, aggregated kernel and launch helpers, once per
-  /// child and scalar set, right after the child's definition.
+  /// child and scalar set, right after the child's definition. A child that
+  /// is a parent too calls its body function and launch helpers, and its
+  /// body function takes the argument struct: those go before the child,
+  /// and only the aggregated kernel after its wrapper.
   bool emitChildren() {
     for (const Site &S : Sites) {
       AggregatedChild A = aggregatedChild(S);
-      SourceLocation Anchor = lineAfter(S.Child->getEndLoc());
+      auto AsParent = Parents.find(S.Child->getCanonicalDecl());
+      const ParentCode *Code =
+          AsParent == Parents.end() ? nullptr : &AsParent->second;
+      SourceLocation After = lineAfter(S.Child->getEndLoc());
+      SourceLocation Before = Code ? lineStart(S.Child->getBeginLoc()) : After;
       std::string Key = "aggregate/" + S.Child->getNameAsString() + A.suffix();
-      bool Ok = check(Context.Edits.addDefinition(
-                          Key + "/1", generateArgsStruct(A), Anchor),
-                      S.C->Loc) &&
-                check(Context.Edits.addDefinition(
-                          Key + "/2", generateAggregatedKernel(A), Anchor),
-                      S.C->Loc) &&
-                check(Context.Edits.addDefinition(Key + helperKey(S.G),
-                                                  helper(S.G, A), Anchor),
-                      S.C->Loc);
-      if (!Ok)
+      auto Add = [&](StringRef Suffix, std::string Text, SourceLocation At) {
+        return check(
+            Context.Edits.addDefinition(Key + Suffix.str(), std::move(Text), At),
+            S.C->Loc);
+      };
+      if (!Add("/1", generateArgsStruct(A), Before) ||
+          (Code && !Add("/2", generateAggregatedKernelDeclaration(A), Before)) ||
+          !Add(helperKey(S.G), helper(S.G, A), Before) ||
+          !Add(Code ? "/6" : "/2", generateAggregatedKernel(A, Code), After))
+        return false;
+      // A blank line between the definitions and the child's own text.
+      if (Code && !check(Context.Edits.addDefinition(
+                             "aggregate/" + S.Child->getNameAsString() + "~",
+                             "\n", Before),
+                         S.C->Loc))
         return false;
     }
     return true;
@@ -341,8 +460,26 @@ private:
     std::vector<std::string> Values;
     for (unsigned I = 0; I < S.Child->getNumParams(); ++I)
       if (!S.Scalar[I])
-        Values.push_back(text(S.Call->getArg(I)->getSourceRange()));
+        Values.push_back(convertedArg(S.Call->getArg(I),
+                                      S.Child->getParamDecl(I)->getType()));
     return A.argsStruct() + "{" + join(Values, ", ") + "}";
+  }
+
+  /// An argument as written, converted to its parameter's type where the
+  /// call converted it implicitly between arithmetic types: list
+  /// initialization of the argument struct forbids narrowing that a call
+  /// allows (`unsigned` to `int`, say).
+  std::string convertedArg(const Expr *Arg, QualType ParamType) const {
+    std::string Text = text(Arg->getSourceRange());
+    QualType From = Arg->IgnoreImpCasts()->getType().getCanonicalType();
+    QualType To = ParamType.getCanonicalType().getUnqualifiedType();
+    if (!From->isArithmeticType() || !To->isArithmeticType() ||
+        From.getUnqualifiedType() == To ||
+        Arg->IgnoreImpCasts()->isIntegerConstantExpr(Ctx))
+      return Text;
+    PrintingPolicy Policy = Ctx.getPrintingPolicy();
+    return "static_cast<" + ParamType.getUnqualifiedType().getAsString(Policy) +
+           ">(" + Text + ")";
   }
 
   std::vector<std::string> scalarArgs(const Site &S) const {
@@ -433,9 +570,18 @@ private:
     SourceRange ParamRange = Parent->getParametersSourceRange();
     std::string ParamText = ParamRange.isValid() ? text(ParamRange) : "";
 
-    std::vector<std::string> Pending, ParamNames, Calls;
+    // A parent whose launches are aggregated too runs its body for other
+    // blocks than its own: the body function takes the built-ins it reads.
+    const bool AlsoChild = isAggregatedBlockParent(Parent);
+    const ChildKernelInfo Reads = analyzeChildKernel(*Parent);
+    std::vector<std::string> Pending, ParamNames;
     for (const ParmVarDecl *P : Parent->parameters())
       ParamNames.push_back(P->getNameAsString());
+    if (AlsoChild) {
+      Pending = builtinParams(Reads);
+      for (std::string &Arg : builtinArgs(Reads))
+        ParamNames.push_back(std::move(Arg));
+    }
     std::string Decls, Flushes;
     for (size_t I = 0; I < ParentSites.size(); ++I) {
       const Site &S = *ParentSites[I];
@@ -490,8 +636,12 @@ private:
     // or one per line aligned after the '('.
     size_t Column = std::string(kBodyPrefix).size() + BodyName.size() + 1;
     SourceLocation RParen = Parent->getFunctionTypeLoc().getRParenLoc();
+    // A list on one line continues on the next lines if it would not fit.
     bool MultiLine = SM.getExpansionLineNumber(RParen) !=
-                     SM.getExpansionLineNumber(Parent->getLocation());
+                         SM.getExpansionLineNumber(Parent->getLocation()) ||
+                     Column + ParamText.size() +
+                             2 + join(Pending, ", ").size() >
+                         80;
     std::string Separator =
         MultiLine ? ",\n" + std::string(Column, ' ') : std::string(", ");
     std::string Extra = join(Pending, Separator);
@@ -501,12 +651,14 @@ private:
         !realignParameters(Parent, Column))
       return false;
 
+    ParentCode Code{Decls, BodyName, ParamNames, Flushes};
     std::string Wrapper =
         "\n\n// cuda-rewrite (aggregate): '" + Name +
         "' with its device-side launches aggregated:\n// each thread runs "
         "the original body, then the launches are made together.\n" +
         Prefix + " " + Name + "(" + ParamText + ") {\n" + Decls +
-        wrapCall(BodyName, ParamNames, ";", 2) + "\n" + Flushes + "}";
+        Code.indentedBodyCall(2) + "\n" + Flushes + "}";
+    Parents[Parent->getCanonicalDecl()] = std::move(Code);
     if (!check(Context.Edits.insertBefore(
                    Lexer::getLocForEndOfToken(Body->getRBracLoc(), 0, SM,
                                               Ctx.getLangOpts()),
@@ -542,6 +694,27 @@ private:
                          LineStart, LineStart.getLocWithOffset(Indent)),
                      std::string(Column, ' ')),
                  LineStart))
+        return false;
+    }
+    return true;
+  }
+
+  /// The cudaMalloc calls of each rewritten parent: per block where its
+  /// launches are aggregated per block or grid (KLAP aggregates a blocking
+  /// cudaMalloc per block at kernel granularity) and it does not also run
+  /// as an aggregated child, whose inactive threads skip the body.
+  bool aggregateMallocs() {
+    llvm::DenseSet<const FunctionDecl *> Done;
+    llvm::DenseSet<const FunctionDecl *> Block = blockParents();
+    for (const Site &S : Sites) {
+      const FunctionDecl *Parent = S.Parent->getCanonicalDecl();
+      if (!Done.insert(Parent).second)
+        continue;
+      MallocScope Scope =
+          Block.count(Parent) && !isAggregatedBlockParent(S.Parent)
+              ? MallocScope::Block
+              : MallocScope::Warp;
+      if (!aggregateDeviceMallocs(Context, *S.Parent, Scope))
         return false;
     }
     return true;
@@ -615,6 +788,8 @@ private:
   std::optional<Granularity> Override;
   std::vector<Site> Sites;
   llvm::DenseSet<const FunctionDecl *> RewrittenParents;
+  /// What each parent rewritten at block or kernel granularity runs.
+  std::map<const FunctionDecl *, ParentCode> Parents;
   std::optional<std::vector<LaunchSite>> HostLaunches; ///< Found once.
 };
 

@@ -64,6 +64,16 @@ public:
     if (Name.empty())
       return true;
     if (!InChild) {
+      // threadIdx and blockDim are the original launch's wherever every
+      // aggregated block has the original block's shape (the pass checks
+      // the launches); blockIdx and gridDim never are.
+      if (Name == "threadIdx" || Name == "blockDim") {
+        if (Info.HelperReadsBlockShape.empty())
+          Info.HelperReadsBlockShape =
+              "calls '" + Current->getNameAsString() + "', which reads " +
+              Name.str() + " itself";
+        return true;
+      }
       refuse("calls '" + Current->getNameAsString() + "', which reads " +
              Name.str() +
              " itself: it would see the aggregated launch's value, not the "
@@ -83,8 +93,16 @@ public:
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
-    refuse("the child kernel launches kernels itself; aggregating nested "
-           "launches is not supported yet");
+    // The child's own launches (recursion, or a chain of annotated
+    // kernels) are aggregated with it if the pass rewrites them at block or
+    // kernel granularity; launches hidden in helper functions are not.
+    if (InChild) {
+      Info.LaunchesKernels = true;
+      return true;
+    }
+    refuse("calls '" + Current->getNameAsString() +
+           "', which launches kernels itself; aggregating launches made in "
+           "helper functions is not supported");
     return false;
   }
 

@@ -4,8 +4,9 @@
 // blockIdx, blockDim, gridDim and threadIdx shadowing the built-ins, so
 // that macros in the body keep working. That is sound only if nothing
 // reaches the real built-ins behind the body's back: helper functions that
-// read them, inline assembly, cooperative groups. Barriers are sound only if
-// every block of the aggregated grid has exactly its original size.
+// read blockIdx or gridDim, inline assembly, cooperative groups. Barriers,
+// and helpers that read threadIdx or blockDim, are sound only if every block
+// of the aggregated grid has exactly its original shape.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_AGGREGATE_CHILDKERNEL_H
@@ -23,6 +24,12 @@ struct ChildKernelInfo {
   bool HasBarriers = false;
   /// The body (or a function it calls) declares __shared__ memory.
   bool UsesSharedMemory = false;
+  /// The body launches kernels (itself, for a recursive kernel).
+  bool LaunchesKernels = false;
+  /// Non-empty when a function the body calls reads threadIdx or blockDim
+  /// (says which): sound only if every aggregated block has the shape of
+  /// the original launches' blocks, all the same.
+  std::string HelperReadsBlockShape;
   bool UsesBlockIdx = false, UsesBlockDim = false, UsesGridDim = false,
        UsesThreadIdx = false;
 };

@@ -24,7 +24,8 @@ const CUDAKernelCallExpr *firstLaunchIn(const FunctionDecl &F) {
 
 /// The arguments of the only device-side launch in `parent`, checked for
 /// uniformity in \p Scope: "u" for uniform, "-" for not.
-std::string uniformity(const std::string &Body, UniformScope Scope) {
+std::string uniformity(const std::string &Body, UniformScope Scope,
+                       bool RunsAggregated = false) {
   std::string Code = "constexpr int K = 4;\n"
                      "__device__ int table[8];\n"
                      "__device__ int id() { return threadIdx.x; }\n"
@@ -38,9 +39,15 @@ std::string uniformity(const std::string &Body, UniformScope Scope) {
   const CUDAKernelCallExpr *Call = firstLaunchIn(*Parent);
   if (!Call)
     return "no launch";
+  // Aggregated, `parent` gets `p` per launch and its built-ins vary.
+  UniformityAssumptions Assumptions;
+  if (RunsAggregated) {
+    Assumptions.LaunchShapeVaries = true;
+    Assumptions.VaryingParams.insert(Parent->getParamDecl(1));
+  }
   std::string Result;
   for (const Expr *Arg : Call->arguments())
-    Result += isUniform(Arg, *Parent, Scope) ? "u" : "-";
+    Result += isUniform(Arg, *Parent, Scope, Assumptions) ? "u" : "-";
   return Result;
 }
 
@@ -92,4 +99,12 @@ TEST(Uniformity, DeviceFunctionParametersMayDiffer) {
   const CUDAKernelCallExpr *Call = firstLaunchIn(*Helper);
   ASSERT_TRUE(Call);
   EXPECT_FALSE(isUniform(Call->getArg(0), *Helper, UniformScope::Block));
+}
+
+TEST(Uniformity, AggregatedKernelsSeePerLaunchValues) {
+  const char *Body = "child<<<1, 1>>>(n + m, gridDim.x, (int)(long)p, "
+                     "blockIdx.x);";
+  EXPECT_EQ(uniformity(Body, UniformScope::Block), "uuuu");
+  EXPECT_EQ(uniformity(Body, UniformScope::Block, /*RunsAggregated=*/true),
+            "u---");
 }

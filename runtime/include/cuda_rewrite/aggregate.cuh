@@ -39,12 +39,25 @@ struct LaunchConfig {
   dim3 block;
 };
 
-/// What an aggregated child receives about the original launches.
-struct LaunchTable {
-  /// Exclusive prefix sum of the original grids' block counts.
+/// The launches one warp or block stored together: their first aggregated
+/// blocks (ascending), configurations and arguments (an array of the
+/// child's argument struct).
+struct LaunchChunk {
   const unsigned *firstBlock;
   const LaunchConfig *configs;
+  const void *args;
   unsigned count;
+};
+
+/// What an aggregated child receives about the original launches. Warp and
+/// block granularity store one chunk, passed by value; kernel granularity
+/// one chunk per parent block that launched, in the order the blocks
+/// appended them, which is also the order of their first blocks.
+struct LaunchTable {
+  LaunchChunk only;                ///< The chunk, when chunkCount == 1.
+  const unsigned *chunkFirstBlock; ///< Per chunk, ascending.
+  const LaunchChunk *chunks;
+  unsigned chunkCount;
   /// Original blocks per aggregated block: 1, or (for children of at most
   /// one warp per block, without barriers or shared memory) one per warp,
   /// since an SM holds at most 32 blocks and 32-thread blocks would leave
@@ -54,9 +67,9 @@ struct LaunchTable {
 };
 
 /// Where the calling thread of an aggregated child comes from: the original
-/// launch it belongs to and its built-in variables there.
-struct OriginalLaunch {
-  unsigned index;
+/// launch it belongs to, its arguments and its built-in variables there.
+template <typename Args> struct OriginalLaunch {
+  const Args *args;
   uint3 blockIdx;
   dim3 blockDim;
   dim3 gridDim;
@@ -105,9 +118,10 @@ __device__ __forceinline__ unsigned findLaunchInWarp(const unsigned *firstBlock,
   return lo;
 }
 
-__device__ __forceinline__ OriginalLaunch
+template <typename Args>
+__device__ __forceinline__ OriginalLaunch<Args>
 originalLaunch(const LaunchTable &table) {
-  OriginalLaunch self;
+  OriginalLaunch<Args> self;
   // Packed: warp w of this block runs original block packing * b + w.
   const unsigned warp = table.packing > 1 ? threadIdx.x / 32 : 0;
   const unsigned thread = table.packing > 1 ? threadIdx.x % 32 : threadIdx.x;
@@ -116,11 +130,16 @@ originalLaunch(const LaunchTable &table) {
     self.active = false; // The last block's spare warps.
     return self;
   }
-  self.index = findLaunchInWarp(table.firstBlock, table.count, block);
-  const LaunchConfig config = table.configs[self.index];
+  LaunchChunk chunk = table.only;
+  if (table.chunkCount > 1)
+    chunk = table.chunks[findLaunchInWarp(table.chunkFirstBlock,
+                                          table.chunkCount, block)];
+  const unsigned index = findLaunchInWarp(chunk.firstBlock, chunk.count, block);
+  const LaunchConfig config = chunk.configs[index];
+  self.args = static_cast<const Args *>(chunk.args) + index;
   self.gridDim = config.grid;
   self.blockDim = config.block;
-  self.blockIdx = unflatten(block - table.firstBlock[self.index], config.grid);
+  self.blockIdx = unflatten(block - chunk.firstBlock[index], config.grid);
   self.threadIdx = unflatten(thread, config.block);
   self.active = thread < volume(config.block);
   return self;
@@ -138,6 +157,7 @@ template <typename Args> struct LaunchRecords {
   unsigned *firstBlock;
   LaunchConfig *configs;
   Args *args;
+  unsigned count;
 
   __device__ static size_t bytes(unsigned count) {
     return count * (sizeof(unsigned) + sizeof(LaunchConfig) + sizeof(Args)) +
@@ -154,6 +174,7 @@ template <typename Args> struct LaunchRecords {
     const size_t misalign = reinterpret_cast<size_t>(p) % alignof(Args);
     r.args = reinterpret_cast<Args *>(p + (misalign ? alignof(Args) - misalign
                                                     : 0));
+    r.count = count;
     return r;
   }
   __device__ void store(unsigned slot, unsigned first, dim3 grid, dim3 block,
@@ -162,20 +183,23 @@ template <typename Args> struct LaunchRecords {
     configs[slot] = LaunchConfig{grid, block};
     args[slot] = a;
   }
+  __device__ LaunchChunk chunk() const {
+    return LaunchChunk{firstBlock, configs, args, count};
+  }
 };
 
 /// The aggregated launch a warp or block is to make.
-template <typename Args> struct AggregatedLaunch {
+struct AggregatedLaunch {
   LaunchTable table;
-  const Args *args;
   unsigned blocks;      ///< Sum of the original grids' blocks.
   unsigned threads;     ///< Max of the original blocks' threads.
   size_t sharedBytes;   ///< Max of the original dynamic shared memory.
   bool launcher;        ///< The calling thread makes the launch.
 
   /// The aggregated grid's configuration; \p Packable says the child has
-  /// no barriers and no shared memory, so original blocks of one warp can
-  /// share an aggregated block.
+  /// no barriers, no shared memory and no helper function that reads
+  /// threadIdx or blockDim, so original blocks of one warp can share an
+  /// aggregated block.
   __device__ void configure(bool packable, dim3 &grid, dim3 &block) {
     table.blocks = blocks;
     table.packing = packable && threads <= 32 && sharedBytes == 0 ? 8 : 1;
@@ -184,11 +208,17 @@ template <typename Args> struct AggregatedLaunch {
   }
 };
 
+/// A table of one chunk.
+__device__ __forceinline__ LaunchTable singleChunkTable(LaunchChunk chunk,
+                                                        unsigned blocks) {
+  return LaunchTable{chunk, nullptr, nullptr, 1, 1, blocks};
+}
+
 /// Warp granularity: the lanes that reach the launch together (the active
 /// mask) store their launches in one pool allocation; the lowest of them
 /// launches for all. Lanes elsewhere in the program are not waited for.
 template <typename Args>
-__device__ AggregatedLaunch<Args>
+__device__ AggregatedLaunch
 gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
                    const char *file, int line) {
   const unsigned mask = __activemask();
@@ -197,7 +227,7 @@ gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
   const unsigned leader = activeLeader(mask);
   unsigned total;
   const unsigned first = activeExclusiveSum(mask, volume(grid), &total);
-  AggregatedLaunch<Args> launch;
+  AggregatedLaunch launch;
   launch.blocks = total;
   launch.threads = activeMax(mask, volume(block));
   launch.sharedBytes = activeMax(mask, sharedBytes);
@@ -214,14 +244,12 @@ gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
   // The launcher's launch must see every lane's records.
   __threadfence();
   __syncwarp(mask);
-  launch.table =
-      LaunchTable{records.firstBlock, records.configs, count, 1, launch.blocks};
-  launch.args = records.args;
+  launch.table = singleChunkTable(records.chunk(), launch.blocks);
   return launch;
 }
 
-/// A launch a thread of a block-granularity parent asked for, kept until the
-/// whole block is done with the parent's body.
+/// A launch a thread of a block- or kernel-granularity parent asked for,
+/// kept until the whole block is done with the parent's body.
 template <typename Args> struct PendingLaunch {
   using ArgsType = Args;
   bool requested = false;
@@ -271,7 +299,7 @@ template <typename Args> struct PendingLaunchList {
 
 namespace detail {
 
-/// What one thread brings to a block-granularity gather.
+/// What one thread brings to a block-wide gather.
 struct PendingSummary {
   unsigned count, blocks, threads;
   size_t sharedBytes;
@@ -309,6 +337,50 @@ __device__ void storePending(const LaunchRecords<Args> &records,
   }
 }
 
+/// A block's launches, counted: every thread of the block calls this.
+struct BlockLaunches {
+  unsigned count;     ///< The block's launches.
+  unsigned blocks;    ///< Their blocks.
+  unsigned threads;   ///< Max of their block sizes.
+  size_t sharedBytes; ///< Max of their dynamic shared memory.
+  unsigned slot;      ///< The calling thread's first launch in the block.
+  unsigned first;     ///< Its first launch's first block, from the block's.
+};
+
+template <typename Pending>
+__device__ BlockLaunches countBlockLaunches(const Pending &pending) {
+  const PendingSummary mine = summarize(pending);
+  // One scan counts both the launches (high half) and their blocks (low
+  // half); an aggregated grid cannot exceed 2^31 - 1 blocks anyway.
+  unsigned long long total;
+  const unsigned long long before = blockExclusiveSumDynamic(
+      (static_cast<unsigned long long>(mine.count) << 32) | mine.blocks,
+      &total);
+  BlockLaunches b;
+  b.count = unsigned(total >> 32);
+  b.blocks = unsigned(total);
+  b.threads = blockMaxDynamic(mine.threads);
+  b.sharedBytes = blockMaxDynamic(mine.sharedBytes);
+  b.slot = unsigned(before >> 32);
+  b.first = unsigned(before);
+  return b;
+}
+
+/// The pool memory for `count` launches, allocated by the block's first
+/// thread and seen by all (a barrier).
+template <typename Args>
+__device__ LaunchRecords<Args> allocateBlockRecords(unsigned count,
+                                                    const char *file,
+                                                    int line) {
+  __shared__ void *memory;
+  if (linearThreadIndex() == 0)
+    memory = count ? poolAllocate(LaunchRecords<Args>::bytes(count)) : nullptr;
+  __syncthreads();
+  if (count && !memory)
+    failAggregation(cudaErrorMemoryAllocation, file, line);
+  return LaunchRecords<Args>::at(memory, count);
+}
+
 } // namespace detail
 
 /// Block granularity: every thread of the block calls this (it has
@@ -316,37 +388,21 @@ __device__ void storePending(const LaunchRecords<Args> &records,
 /// them (PendingLaunchList, for launches in loops). The threads' launches
 /// get consecutive slots; the block's first thread launches for all.
 template <typename Pending>
-__device__ auto gatherBlockLaunches(const Pending &pending, const char *file,
-                                    int line) {
+__device__ AggregatedLaunch gatherBlockLaunches(const Pending &pending,
+                                                const char *file, int line) {
   using Args = typename Pending::ArgsType;
-  const detail::PendingSummary mine = detail::summarize(pending);
-  // One scan counts both the launches (high half) and their blocks (low
-  // half); an aggregated grid cannot exceed 2^31 - 1 blocks anyway.
-  unsigned long long total;
-  const unsigned long long before = blockExclusiveSumDynamic(
-      (static_cast<unsigned long long>(mine.count) << 32) | mine.blocks,
-      &total);
-  AggregatedLaunch<Args> launch;
-  const unsigned count = unsigned(total >> 32);
-  launch.blocks = unsigned(total);
-  launch.threads = blockMaxDynamic(mine.threads);
-  launch.sharedBytes = blockMaxDynamic(mine.sharedBytes);
-  launch.launcher = linearThreadIndex() == 0;
-
-  __shared__ void *memory;
-  if (launch.launcher)
-    memory = count ? poolAllocate(LaunchRecords<Args>::bytes(count)) : nullptr;
-  __syncthreads();
-  if (count && !memory)
-    failAggregation(cudaErrorMemoryAllocation, file, line);
-  const auto records = LaunchRecords<Args>::at(memory, count);
-  detail::storePending(records, pending, unsigned(before >> 32),
-                       unsigned(before));
+  const detail::BlockLaunches mine = detail::countBlockLaunches(pending);
+  const auto records =
+      detail::allocateBlockRecords<Args>(mine.count, file, line);
+  detail::storePending(records, pending, mine.slot, mine.first);
   __threadfence();
   __syncthreads();
-  launch.table =
-      LaunchTable{records.firstBlock, records.configs, count, 1, launch.blocks};
-  launch.args = records.args;
+  AggregatedLaunch launch;
+  launch.blocks = mine.blocks;
+  launch.threads = mine.threads;
+  launch.sharedBytes = mine.sharedBytes;
+  launch.launcher = linearThreadIndex() == 0;
+  launch.table = singleChunkTable(records.chunk(), launch.blocks);
   return launch;
 }
 
@@ -362,11 +418,14 @@ namespace detail {
 /// streams) each get their own.
 struct GridAggregation {
   unsigned long long key;      ///< gridKey(); 0 when the entry is free.
-  unsigned long long appended; ///< (launches << 32) | blocks so far.
+  unsigned long long appended; ///< (chunks << 32) | blocks so far.
   unsigned long long maxShared;
   unsigned maxThreads;
   unsigned finishedBlocks;
-  void *records; ///< Room for one launch per parent thread.
+  /// Room for one chunk per parent block: its first block and where its
+  /// launches are.
+  unsigned *chunkFirstBlock;
+  LaunchChunk *chunks;
 };
 
 inline constexpr unsigned kGridSlots = 1024;
@@ -381,10 +440,10 @@ __device__ __forceinline__ unsigned long long gridKey(unsigned site) {
 }
 
 /// The calling grid's entry (called by one thread per block); the first
-/// block to arrive claims it and allocates the records.
-template <typename Args>
-__device__ GridAggregation *joinGridAggregation(unsigned site,
-                                                const char *file, int line) {
+/// block to arrive claims it and allocates the chunk table.
+__device__ inline GridAggregation *joinGridAggregation(unsigned site,
+                                                       const char *file,
+                                                       int line) {
   const unsigned long long key = gridKey(site);
   for (unsigned probe = 0; probe < kGridSlots; ++probe) {
     GridAggregation &entry =
@@ -394,20 +453,24 @@ __device__ GridAggregation *joinGridAggregation(unsigned site,
     unsigned long long seen = 0;
     if (slot.compare_exchange_strong(seen, key,
                                      cuda::std::memory_order_acq_rel)) {
-      const unsigned capacity = volume(gridDim) * volume(blockDim);
-      void *records = poolAllocate(LaunchRecords<Args>::bytes(capacity));
-      if (!records)
+      const unsigned capacity = volume(gridDim);
+      void *table =
+          poolAllocate(capacity * (sizeof(unsigned) + sizeof(LaunchChunk)));
+      if (!table)
         failAggregation(cudaErrorMemoryAllocation, file, line);
-      cuda::atomic_ref<void *, cuda::thread_scope_device>(entry.records)
-          .store(records, cuda::std::memory_order_release);
+      entry.chunks = static_cast<LaunchChunk *>(table);
+      cuda::atomic_ref<unsigned *, cuda::thread_scope_device>(
+          entry.chunkFirstBlock)
+          .store(reinterpret_cast<unsigned *>(entry.chunks + capacity),
+                 cuda::std::memory_order_release);
       return &entry;
     }
     if (seen == key) {
       // Another block of this grid claimed it; it is running, so this wait
       // ends.
-      cuda::atomic_ref<void *, cuda::thread_scope_device> records(
-          entry.records);
-      while (!records.load(cuda::std::memory_order_acquire))
+      cuda::atomic_ref<unsigned *, cuda::thread_scope_device> table(
+          entry.chunkFirstBlock);
+      while (!table.load(cuda::std::memory_order_acquire))
         __nanosleep(32);
       return &entry;
     }
@@ -419,61 +482,69 @@ __device__ GridAggregation *joinGridAggregation(unsigned site,
 } // namespace detail
 
 /// Kernel granularity: every thread of every block of the parent grid calls
-/// this after the parent's body. Each block appends its launches to the
-/// grid's table with one atomic (an out-of-order scan: blocks take their
-/// place in the order they arrive); the last block to finish launches the
-/// aggregated child for the whole grid, and frees the grid's entry.
-template <typename Args>
-__device__ AggregatedLaunch<Args>
-gatherGridLaunches(const PendingLaunch<Args> &pending, unsigned site,
-                   const char *file, int line) {
-  const unsigned long long mine =
-      pending.requested ? (1ull << 32) | volume(pending.grid) : 0ull;
-  unsigned long long blockTotal;
-  const unsigned long long before = blockExclusiveSumDynamic(mine, &blockTotal);
-  const unsigned threads =
-      blockMaxDynamic(pending.requested ? volume(pending.block) : 0u);
-  const size_t sharedBytes =
-      blockMaxDynamic(pending.requested ? pending.sharedBytes : size_t(0));
+/// this after the parent's body, with its PendingLaunch or (launches in
+/// loops) PendingLaunchList. Each block stores its launches as at block
+/// granularity, then appends them to the grid's table as one chunk with one
+/// atomic (an out-of-order scan: blocks take their place in the order they
+/// arrive, so the table needs one entry per parent block, not per thread);
+/// the last block to finish launches the aggregated child for the whole
+/// grid, and frees the grid's entry.
+template <typename Pending>
+__device__ AggregatedLaunch gatherGridLaunches(const Pending &pending,
+                                               unsigned site,
+                                               const char *file, int line) {
+  using Args = typename Pending::ArgsType;
+  const detail::BlockLaunches mine = detail::countBlockLaunches(pending);
+  const auto records =
+      detail::allocateBlockRecords<Args>(mine.count, file, line);
 
   __shared__ detail::GridAggregation *entry;
-  __shared__ unsigned long long base;
+  __shared__ unsigned base;
   const bool first = linearThreadIndex() == 0;
   if (first) {
-    entry = detail::joinGridAggregation<Args>(site, file, line);
-    base = atomicAdd(&entry->appended, blockTotal);
-    atomicMax(&entry->maxThreads, threads);
-    atomicMax(&entry->maxShared, (unsigned long long)sharedBytes);
+    entry = detail::joinGridAggregation(site, file, line);
+    if (mine.count) {
+      const unsigned long long at =
+          atomicAdd(&entry->appended, (1ull << 32) | mine.blocks);
+      const unsigned chunk = unsigned(at >> 32);
+      base = unsigned(at);
+      entry->chunkFirstBlock[chunk] = base;
+      entry->chunks[chunk] = records.chunk();
+      atomicMax(&entry->maxThreads, mine.threads);
+      atomicMax(&entry->maxShared, (unsigned long long)mine.sharedBytes);
+    }
   }
   __syncthreads();
-  const unsigned capacity = volume(gridDim) * volume(blockDim);
-  const auto records = LaunchRecords<Args>::at(entry->records, capacity);
-  if (pending.requested)
-    records.store(unsigned((base + before) >> 32), unsigned(base + before),
-                  pending.grid, pending.block, pending.args);
+  if (mine.count)
+    detail::storePending(records, pending, mine.slot, base + mine.first);
   __threadfence();
   __syncthreads();
 
-  AggregatedLaunch<Args> launch{};
+  AggregatedLaunch launch{};
   launch.launcher = false;
   if (first && atomicAdd(&entry->finishedBlocks, 1u) == volume(gridDim) - 1) {
     // Every other block has appended (and fenced) its launches.
     __threadfence();
     const unsigned long long total = atomicAdd(&entry->appended, 0ull);
+    const unsigned chunks = unsigned(total >> 32);
     launch.blocks = unsigned(total);
-    launch.table = LaunchTable{records.firstBlock, records.configs,
-                               unsigned(total >> 32), 1, launch.blocks};
-    launch.args = records.args;
+    launch.table = LaunchTable{chunks ? entry->chunks[0] : LaunchChunk{},
+                               entry->chunkFirstBlock,
+                               entry->chunks,
+                               chunks,
+                               1,
+                               launch.blocks};
     launch.threads = atomicMax(&entry->maxThreads, 0u);
     launch.sharedBytes = atomicMax(&entry->maxShared, 0ull);
     launch.launcher = true;
-    // Free the entry for the next grid; the records stay in the pool until
+    // Free the entry for the next grid; the tables stay in the pool until
     // the next host launch resets it.
     entry->appended = 0;
     entry->maxShared = 0;
     entry->maxThreads = 0;
     entry->finishedBlocks = 0;
-    entry->records = nullptr;
+    entry->chunks = nullptr;
+    entry->chunkFirstBlock = nullptr;
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(entry->key)
         .store(0, cuda::std::memory_order_release);
   }

@@ -22,6 +22,7 @@
 
 #include "cuda_rewrite/config.cuh"
 #include "cuda_rewrite/aggregate.cuh"
+#include "cuda_rewrite/device_malloc.cuh"
 #include "cuda_rewrite/error.cuh"
 #include "cuda_rewrite/memory_pool.cuh"
 #include "cuda_rewrite/scan.cuh"

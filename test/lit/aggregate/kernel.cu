@@ -13,9 +13,9 @@ __global__ void child(int *out, int first, int tag) {
 // CHECK-NEXT:   int first;
 // CHECK-NEXT:   int tag;
 // CHECK-NEXT: };
-// CHECK:      __device__ void child_launch_kernel(
-// CHECK-NEXT:     const cuda_rewrite::PendingLaunch<child_args> &cr_pending, int *out,
-// CHECK-NEXT:     unsigned cr_site, int cr_line) {
+// CHECK:      template <typename Pending>
+// CHECK-NEXT: __device__ void child_launch_kernel(const Pending &cr_pending, int *out,
+// CHECK-NEXT:                                     unsigned cr_site, int cr_line) {
 // CHECK-NEXT:   auto cr_launch =
 // CHECK-NEXT:       cuda_rewrite::gatherGridLaunches(cr_pending, cr_site, __FILE__, cr_line);
 

@@ -4,6 +4,7 @@
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=LOOP
 // RUN: FileCheck %s --check-prefix=OUT < %t.cu
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=NESTED
 
 __global__ void leaf(int *p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 1; }
 
@@ -29,7 +30,9 @@ __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
   usesHelper<<<1, 32>>>(p);
   // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child uses __syncthreads and the launch's block size is not a compile-time constant
   withBarrier<<<1, sizes[i]>>>(p);
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child kernel launches kernels itself; aggregating nested launches is not supported yet [aggregate]
+  // A child that launches kernels is aggregated only if its own launches
+  // are aggregated at block or kernel granularity (see recursion.cu).
+  // NESTED: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child kernel 'nested' launches kernels itself, and those launches are not aggregated at block or kernel granularity [aggregate]
   nested<<<1, 32>>>(p, 3);
   // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate]
   leaf<<<1, 32, 0, stream>>>(p);
@@ -42,12 +45,16 @@ __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
 // OUT: cr_pending_0.request(1, 32, 0, leaf_args{p + k}, __FILE__, __LINE__);
 
 
+// Launches in loops at kernel granularity: each block appends its threads'
+// lists to the grid's table as one chunk.
 #pragma cuda_rewrite aggregate granularity(kernel)
 __global__ void wholeGrid(int *p, int n) {
   for (int k = 0; k < n; ++k)
-    // CHECK: refusals.cu:[[@LINE+1]]:5: remark: not rewritten: kernel granularity: the launch is in a loop, so a thread may launch more than once; use granularity(block) [aggregate]
+    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at kernel granularity into 'leaf_aggregated'; scalar arguments: none; per-launch arguments: p [aggregate]
     leaf<<<1, 32>>>(p + k);
 }
+// OUT:      __global__ void wholeGrid(int *p, int n) {
+// OUT-NEXT:   cuda_rewrite::PendingLaunchList<leaf_args> cr_pending_0;
 
 #pragma cuda_rewrite aggregate granularity(block)
 __global__ void barrierAndReturn(int *p, int n) {

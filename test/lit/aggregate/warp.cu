@@ -17,16 +17,15 @@ __global__ void child(float *data, int n, float scale) {
 // CHECK-NEXT:   int n;
 // CHECK-NEXT: };
 // CHECK:      __global__ void child_aggregated(cuda_rewrite::LaunchTable cr_launches,
-// CHECK-NEXT:                                  const child_args *cr_args, float scale) {
-// CHECK-NEXT:   const cuda_rewrite::OriginalLaunch cr_self =
-// CHECK-NEXT:       cuda_rewrite::originalLaunch(cr_launches);
+// CHECK-NEXT:                                  float scale) {
+// CHECK-NEXT:   const auto cr_self = cuda_rewrite::originalLaunch<child_args>(cr_launches);
 // CHECK-NEXT:   if (!cr_self.active)
 // CHECK-NEXT:     return;
 // CHECK-NEXT:   const uint3 blockIdx = cr_self.blockIdx;
 // CHECK-NEXT:   const dim3 blockDim = cr_self.blockDim;
 // CHECK-NEXT:   const uint3 threadIdx = cr_self.threadIdx;
-// CHECK-NEXT:   float *data = cr_args[cr_self.index].data;
-// CHECK-NEXT:   int n = cr_args[cr_self.index].n;
+// CHECK-NEXT:   float *data = cr_self.args->data;
+// CHECK-NEXT:   int n = cr_self.args->n;
 // CHECK-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK:      __device__ void child_launch_warp(
 // CHECK:        auto cr_launch = cuda_rewrite::gatherWarpLaunches(
@@ -36,7 +35,7 @@ __global__ void child(float *data, int n, float scale) {
 // CHECK-NEXT:                         cr_aggregated_block);
 // CHECK-NEXT:     child_aggregated<<<cr_aggregated_grid, cr_aggregated_block,
 // CHECK-NEXT:                        cr_launch.sharedBytes>>>(
-// CHECK-NEXT:         cr_launch.table, cr_launch.args, scale);
+// CHECK-NEXT:         cr_launch.table, scale);
 // CHECK-NEXT:     cuda_rewrite::checkAggregatedLaunch(__FILE__, cr_line);
 
 #pragma cuda_rewrite aggregate granularity(warp)
