@@ -77,7 +77,8 @@ cl::opt<std::string> Disable("disable", cl::desc("Do not run these passes"),
 cl::opt<std::string> AggregateGranularity(
     "aggregate-granularity",
     cl::desc("Aggregate every launch at this granularity (warp, block or "
-             "kernel), whatever its pragma says"),
+             "kernel), whatever its pragma says; by default kernel where "
+             "legal, else warp"),
     cl::value_desc("warp|block|kernel"), cl::cat(Category));
 cl::opt<std::string> Gpu("gpu",
                          cl::desc("Target GPU for the cost models and the "

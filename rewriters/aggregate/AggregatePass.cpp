@@ -259,9 +259,11 @@ private:
     else if (!S.WhyNotBlock.empty())
       S.G = Granularity::Warp;
     else
+      // Kernel granularity measured fastest on every sample (bench/
+      // RESULTS.md): one launch per parent grid, whose blocks fill the GPU.
       // A recursive kernel's launches from one grid become one grid: the
       // tree is walked level by level, as a hand-written flat version does.
-      S.G = Recursive ? Granularity::Kernel : Granularity::Block;
+      S.G = Granularity::Kernel;
     if (Recursive && S.G == Granularity::Warp)
       return refuse(C, "the kernel launches itself, and its launches are "
                        "aggregated only at block or kernel granularity" +
@@ -502,7 +504,7 @@ private:
     std::string Text = "aggregated at " + granularityName(S.G).str() +
                        " granularity into '" + A.kernelName() + "'";
     if (!S.WhyNotBlock.empty())
-      Text += " (not block granularity: " + S.WhyNotBlock + ")";
+      Text += " (not kernel or block granularity: " + S.WhyNotBlock + ")";
     std::vector<std::string> Scalars, PerLaunch;
     for (const ParmVarDecl *P : A.scalarParams())
       Scalars.push_back(P->getNameAsString());

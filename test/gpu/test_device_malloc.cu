@@ -35,7 +35,9 @@ __global__ void allocateKernel(const unsigned *sizes, unsigned count,
     error = cuda_rewrite::aggregatedMallocBlock(&part, size);
   } else if (!divergent || i % 2) {
     error = cuda_rewrite::aggregatedMallocWarp(&part, size);
-  } else {
+  } else if (i < count) { // Not asking: nothing to read back.
+    pointers[i] = 0;
+    errors[i] = cudaSuccess;
     return;
   }
   if (i >= count)

@@ -13,7 +13,7 @@ __global__ void parent(int *p) {
   // DISABLED-DAG: remarks.cu:[[@LINE+1]]:3: remark: not rewritten: the 'aggregate' pass is disabled (--only/--disable) [aggregate]
   child<<<1, 32>>>(p);
   // CHECK-DAG: remarks.cu:[[@LINE+2]]:3: remark: not rewritten: not annotated; add '#pragma cuda_rewrite aggregate' or pass --auto [aggregate]
-  // AUTO-DAG: remarks.cu:[[@LINE+1]]:3: remark: rewritten: aggregated at block granularity
+  // AUTO-DAG: remarks.cu:[[@LINE+1]]:3: remark: rewritten: aggregated at kernel granularity
   child<<<2, 32>>>(p);
 }
 

@@ -3,7 +3,7 @@
 // and aggregates the block's launches. Early returns and branches need no
 // conversion. A 2-D child: all of blockIdx/blockDim/gridDim/threadIdx come
 // from the original launch.
-// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: %cuda-rewrite --remarks --aggregate-granularity=block %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t.cu
 // RUN: FileCheck %s --check-prefix=ALIGN --strict-whitespace < %t.cu
 

@@ -54,7 +54,7 @@ __global__ void leaf(int *out, int at, int value) { out[at + threadIdx.x] = valu
 
 #pragma cuda_rewrite aggregate
 __global__ void level2(int *out, int base, int value) {
-  // REMARK: recursion.cu:[[@LINE+1]]:3: remark: rewritten: aggregated at block granularity into 'leaf_aggregated'; scalar arguments: out; per-launch arguments: at, value [aggregate]
+  // REMARK: recursion.cu:[[@LINE+1]]:3: remark: rewritten: aggregated at kernel granularity into 'leaf_aggregated'; scalar arguments: out; per-launch arguments: at, value [aggregate]
   leaf<<<1, 32>>>(out, base + 32 * threadIdx.x, value);
 }
 
@@ -62,7 +62,7 @@ __global__ void level2(int *out, int base, int value) {
 __global__ void level1(int *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    // REMARK: recursion.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at block granularity into 'level2_aggregated'; scalar arguments: out; per-launch arguments: base, value [aggregate]
+    // REMARK: recursion.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at kernel granularity into 'level2_aggregated'; scalar arguments: out; per-launch arguments: base, value [aggregate]
     level2<<<1, 4>>>(out, 128 * i, i);
 }
 // Only the parameters some launch passes per launch vary: `out` stays a
@@ -73,4 +73,4 @@ __global__ void level1(int *out, int n) {
 // CHECK-NEXT:     int value = cr_self.args->value;
 // CHECK-NEXT:     level2_body(out, base, value, threadIdx, cr_pending_0);
 // CHECK-NEXT:   }
-// CHECK-NEXT:   leaf_launch_block(cr_pending_0, out, __LINE__);
+// CHECK-NEXT:   leaf_launch_kernel(cr_pending_0, out, 0, __LINE__);

@@ -37,7 +37,7 @@ __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
   // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate]
   leaf<<<1, 32, 0, stream>>>(p);
   for (int k = 0; k < sizes[i]; ++k)
-    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at block granularity into 'leaf_aggregated'; scalar arguments: none; per-launch arguments: p
+    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at kernel granularity into 'leaf_aggregated'; scalar arguments: none; per-launch arguments: p
     leaf<<<1, 32>>>(p + k);
 }
 // OUT: usesHelper<<<1, 32>>>(p);
