@@ -41,11 +41,18 @@ struct LaunchConfig {
 
 /// The launches one warp or block stored together: their first aggregated
 /// blocks (ascending), configurations and arguments (an array of the
-/// child's argument struct).
+/// child's argument struct), and for each of the chunk's blocks the launch
+/// it belongs to. That map costs the parent one store per child block and
+/// saves every child block a search (a warp-cooperative search probes a
+/// different cache line per lane and round): one dependent load instead of
+/// two to four. Measured on the samples it is within noise of the search
+/// (bench/RESULTS.md, 2026-11-21): what dominates there is the device-side
+/// launch itself.
 struct LaunchChunk {
   const unsigned *firstBlock;
   const LaunchConfig *configs;
   const void *args;
+  const unsigned *launchOfBlock; ///< Indexed from the chunk's first block.
   unsigned count;
 };
 
@@ -131,10 +138,14 @@ originalLaunch(const LaunchTable &table) {
     return self;
   }
   LaunchChunk chunk = table.only;
-  if (table.chunkCount > 1)
-    chunk = table.chunks[findLaunchInWarp(table.chunkFirstBlock,
-                                          table.chunkCount, block)];
-  const unsigned index = findLaunchInWarp(chunk.firstBlock, chunk.count, block);
+  unsigned chunkFirst = 0;
+  if (table.chunkCount > 1) {
+    const unsigned c =
+        findLaunchInWarp(table.chunkFirstBlock, table.chunkCount, block);
+    chunk = table.chunks[c];
+    chunkFirst = table.chunkFirstBlock[c];
+  }
+  const unsigned index = chunk.launchOfBlock[block - chunkFirst];
   const LaunchConfig config = chunk.configs[index];
   self.args = static_cast<const Args *>(chunk.args) + index;
   self.gridDim = config.grid;
@@ -157,13 +168,15 @@ template <typename Args> struct LaunchRecords {
   unsigned *firstBlock;
   LaunchConfig *configs;
   Args *args;
+  unsigned *launchOfBlock;
   unsigned count;
 
-  __device__ static size_t bytes(unsigned count) {
+  /// For `count` launches of `blocks` blocks in all.
+  __device__ static size_t bytes(unsigned count, unsigned blocks) {
     return count * (sizeof(unsigned) + sizeof(LaunchConfig) + sizeof(Args)) +
-           2 * alignof(Args);
+           blocks * sizeof(unsigned) + 2 * alignof(Args);
   }
-  /// Lays out the arrays in `memory` (from bytes(count)).
+  /// Lays out the arrays in `memory` (from bytes(count, blocks)).
   __device__ static LaunchRecords at(void *memory, unsigned count) {
     LaunchRecords r;
     char *p = static_cast<char *>(memory);
@@ -174,19 +187,49 @@ template <typename Args> struct LaunchRecords {
     const size_t misalign = reinterpret_cast<size_t>(p) % alignof(Args);
     r.args = reinterpret_cast<Args *>(p + (misalign ? alignof(Args) - misalign
                                                     : 0));
+    r.launchOfBlock = reinterpret_cast<unsigned *>(r.args + count);
     r.count = count;
     return r;
   }
+  /// Records launch `slot`, whose first block is `first` in the aggregated
+  /// grid and `local` in this chunk; the map entries of its blocks are
+  /// written by mapBlocks().
   __device__ void store(unsigned slot, unsigned first, dim3 grid, dim3 block,
                         const Args &a) const {
     firstBlock[slot] = first;
     configs[slot] = LaunchConfig{grid, block};
     args[slot] = a;
   }
+  /// Marks `blocks` blocks from the chunk's block `local` as launch `slot`'s.
+  __device__ void mapBlocks(unsigned slot, unsigned local,
+                            unsigned blocks) const {
+    for (unsigned b = 0; b < blocks; ++b)
+      launchOfBlock[local + b] = slot;
+  }
   __device__ LaunchChunk chunk() const {
-    return LaunchChunk{firstBlock, configs, args, count};
+    return LaunchChunk{firstBlock, configs, args, launchOfBlock, count};
   }
 };
+
+/// The lanes in `mask` (the caller among them) each have `blocks` blocks
+/// of launch `slot` from the chunk's block `local`: all the lanes write
+/// every lane's map entries together, 32 consecutive entries at a time, so
+/// a lane with a large grid does not write alone.
+template <typename Args>
+__device__ void mapBlocksInWarp(const LaunchRecords<Args> &records,
+                                unsigned mask, unsigned slot, unsigned local,
+                                unsigned blocks) {
+  const unsigned rank = activeRank(mask);
+  const unsigned lanes = __popc(mask);
+  for (unsigned m = mask; m; m &= m - 1) {
+    const unsigned owner = __ffs(m) - 1;
+    const unsigned ownerSlot = shuffle(mask, slot, owner);
+    const unsigned ownerLocal = shuffle(mask, local, owner);
+    const unsigned ownerBlocks = shuffle(mask, blocks, owner);
+    for (unsigned b = rank; b < ownerBlocks; b += lanes)
+      records.launchOfBlock[ownerLocal + b] = ownerSlot;
+  }
+}
 
 /// The aggregated launch a warp or block is to make.
 struct AggregatedLaunch {
@@ -235,12 +278,13 @@ gatherWarpLaunches(dim3 grid, dim3 block, size_t sharedBytes, const Args &args,
 
   void *memory = nullptr;
   if (launch.launcher)
-    memory = poolAllocate(LaunchRecords<Args>::bytes(count));
+    memory = poolAllocate(LaunchRecords<Args>::bytes(count, total));
   memory = shuffle(mask, memory, leader);
   if (!memory)
     failAggregation(cudaErrorMemoryAllocation, file, line);
   const auto records = LaunchRecords<Args>::at(memory, count);
   records.store(rank, first, grid, block, args);
+  mapBlocksInWarp(records, mask, rank, first, volume(grid));
   // The launcher's launch must see every lane's records.
   __threadfence();
   __syncwarp(mask);
@@ -317,23 +361,29 @@ __device__ PendingSummary summarize(const PendingLaunchList<Args> &p) {
   return PendingSummary{p.count, p.blocks, p.maxThreads, p.maxSharedBytes};
 }
 
-/// Stores the thread's launches from `slot` on, the first at aggregated
-/// block `first`.
+/// Stores the thread's launches from `slot` on, the first at block
+/// `local` of the chunk and `base + local` of the aggregated grid. Every
+/// thread of the block calls it (the warps write their map entries
+/// together).
 template <typename Args>
 __device__ void storePending(const LaunchRecords<Args> &records,
                              const PendingLaunch<Args> &p, unsigned slot,
-                             unsigned first) {
+                             unsigned local, unsigned base) {
   if (p.requested)
-    records.store(slot, first, p.grid, p.block, p.args);
+    records.store(slot, base + local, p.grid, p.block, p.args);
+  mapBlocksInWarp(records, __activemask(), slot, local,
+                  p.requested ? volume(p.grid) : 0u);
 }
 
+/// Launches in loops: each thread maps its own launches' blocks.
 template <typename Args>
 __device__ void storePending(const LaunchRecords<Args> &records,
                              const PendingLaunchList<Args> &p, unsigned slot,
-                             unsigned first) {
+                             unsigned local, unsigned base) {
   for (auto *node = p.head; node; node = node->next) {
-    records.store(slot++, first, node->grid, node->block, node->args);
-    first += volume(node->grid);
+    records.store(slot, base + local, node->grid, node->block, node->args);
+    records.mapBlocks(slot++, local, volume(node->grid));
+    local += volume(node->grid);
   }
 }
 
@@ -370,11 +420,13 @@ __device__ BlockLaunches countBlockLaunches(const Pending &pending) {
 /// thread and seen by all (a barrier).
 template <typename Args>
 __device__ LaunchRecords<Args> allocateBlockRecords(unsigned count,
+                                                    unsigned blocks,
                                                     const char *file,
                                                     int line) {
   __shared__ void *memory;
   if (linearThreadIndex() == 0)
-    memory = count ? poolAllocate(LaunchRecords<Args>::bytes(count)) : nullptr;
+    memory = count ? poolAllocate(LaunchRecords<Args>::bytes(count, blocks))
+                   : nullptr;
   __syncthreads();
   if (count && !memory)
     failAggregation(cudaErrorMemoryAllocation, file, line);
@@ -393,8 +445,8 @@ __device__ AggregatedLaunch gatherBlockLaunches(const Pending &pending,
   using Args = typename Pending::ArgsType;
   const detail::BlockLaunches mine = detail::countBlockLaunches(pending);
   const auto records =
-      detail::allocateBlockRecords<Args>(mine.count, file, line);
-  detail::storePending(records, pending, mine.slot, mine.first);
+      detail::allocateBlockRecords<Args>(mine.count, mine.blocks, file, line);
+  detail::storePending(records, pending, mine.slot, mine.first, 0u);
   __threadfence();
   __syncthreads();
   AggregatedLaunch launch;
@@ -496,7 +548,7 @@ __device__ AggregatedLaunch gatherGridLaunches(const Pending &pending,
   using Args = typename Pending::ArgsType;
   const detail::BlockLaunches mine = detail::countBlockLaunches(pending);
   const auto records =
-      detail::allocateBlockRecords<Args>(mine.count, file, line);
+      detail::allocateBlockRecords<Args>(mine.count, mine.blocks, file, line);
 
   __shared__ detail::GridAggregation *entry;
   __shared__ unsigned base;
@@ -516,7 +568,7 @@ __device__ AggregatedLaunch gatherGridLaunches(const Pending &pending,
   }
   __syncthreads();
   if (mine.count)
-    detail::storePending(records, pending, mine.slot, base + mine.first);
+    detail::storePending(records, pending, mine.slot, mine.first, base);
   __threadfence();
   __syncthreads();
 
