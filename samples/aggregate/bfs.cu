@@ -104,62 +104,28 @@ __global__ void bfsStart(int *levels, int *frontier, int source) {
 
 namespace {
 
-/// Per-level statistics of one GPU run, printed once.
-struct RunStats {
-  int Levels = 0;
-  long ParentThreads = 0;
-  int MaxFrontier = 0;
-};
-
-/// Runs the whole BFS on the GPU; the levels end up in \p levels.
-RunStats runBfs(bool Flat, int NumNodes, int Source, const int *RowPtr,
-                const int *ColIdx, int *Levels, int *Frontier,
-                int *NextFrontier, int *NextSize) {
-  RunStats Stats;
+/// Runs the whole BFS on the GPU, one level per round; the levels end up in
+/// \p Levels.
+samples::FrontierStats runBfs(bool Flat, int NumNodes, int Source,
+                              const int *RowPtr, const int *ColIdx, int *Levels,
+                              int *Frontier, int *NextFrontier, int *NextSize) {
   HARNESS_CHECK(cudaMemsetAsync(Levels, 0xff, sizeof(int) * NumNodes));
   bfsStart<<<1, 1>>>(Levels, Frontier, Source);
   HARNESS_CHECK(cudaGetLastError());
-  int FrontierSize = 1;
-  for (int Level = 0; FrontierSize > 0; ++Level) {
-    HARNESS_CHECK(cudaMemsetAsync(NextSize, 0, sizeof(int)));
-    if (Flat) {
-      long Threads = long(FrontierSize) * 32;
-      bfsExpandFlat<<<(Threads + kExpandThreads - 1) / kExpandThreads,
-                      kExpandThreads>>>(RowPtr, ColIdx, Frontier, FrontierSize,
-                                        Levels, NextFrontier, NextSize, Level);
-    } else {
-      bfsExpand<<<(FrontierSize + kExpandThreads - 1) / kExpandThreads,
-                  kExpandThreads>>>(RowPtr, ColIdx, Frontier, FrontierSize,
-                                    Levels, NextFrontier, NextSize, Level);
-    }
-    HARNESS_CHECK(cudaGetLastError());
-    Stats.Levels = Level + 1;
-    Stats.ParentThreads += FrontierSize;
-    Stats.MaxFrontier = std::max(Stats.MaxFrontier, FrontierSize);
-    // Waits for the level, children included.
-    HARNESS_CHECK(cudaMemcpy(&FrontierSize, NextSize, sizeof(int),
-                             cudaMemcpyDeviceToHost));
-    std::swap(Frontier, NextFrontier);
-  }
-  return Stats;
-}
-
-/// A random graph: out-degrees in [0, MaxDegree], most of them small (the
-/// square of a uniform variable), targets uniform.
-Graph makeGraph(harness::Rng &R, int NumNodes, int MaxDegree) {
-  Graph G;
-  G.NumNodes = NumNodes;
-  G.RowPtr.resize(NumNodes + 1);
-  G.RowPtr[0] = 0;
-  for (int V = 0; V < NumNodes; ++V) {
-    double U = double(R.next() >> 11) * 0x1.0p-53;
-    int Degree = int(U * U * (MaxDegree + 1));
-    G.RowPtr[V + 1] = G.RowPtr[V] + Degree;
-  }
-  G.ColIdx.resize(G.RowPtr[NumNodes]);
-  for (int &Target : G.ColIdx)
-    Target = int(R.next() % uint64_t(NumNodes));
-  return G;
+  return samples::runFrontiers(
+      Frontier, NextFrontier, NextSize,
+      [&](int Level, const int *Current, int Size, int *Next) {
+        if (Flat) {
+          long Threads = long(Size) * 32;
+          bfsExpandFlat<<<(Threads + kExpandThreads - 1) / kExpandThreads,
+                          kExpandThreads>>>(RowPtr, ColIdx, Current, Size,
+                                            Levels, Next, NextSize, Level);
+        } else {
+          bfsExpand<<<(Size + kExpandThreads - 1) / kExpandThreads,
+                      kExpandThreads>>>(RowPtr, ColIdx, Current, Size, Levels,
+                                        Next, NextSize, Level);
+        }
+      });
 }
 
 /// CPU reference: levels by a queue-based BFS; also counts the launches the
@@ -202,7 +168,8 @@ int main(int argc, char **argv) {
   const int NumNodes = int(A.size(0)), MaxDegree = int(A.size(1));
 
   harness::Rng R(A.Seed);
-  Graph G = makeGraph(R, NumNodes, MaxDegree);
+  Graph G;
+  samples::makeSkewedGraph(R, NumNodes, MaxDegree, G);
   // Start from the node with the most edges, so that the search goes far.
   int Source = 0;
   for (int V = 1; V < NumNodes; ++V)
@@ -227,7 +194,7 @@ int main(int argc, char **argv) {
   harness::DeviceArray<int> DRowPtr(G.RowPtr), DColIdx(G.ColIdx);
   harness::DeviceArray<int> DLevels(NumNodes), DFrontier(NumNodes),
       DNextFrontier(NumNodes), DNextSize(1);
-  RunStats Stats;
+  samples::FrontierStats Stats;
   harness::Result Res = harness::measure(
       A, [&] { DLevels.poison(); },
       [&] {
@@ -240,8 +207,8 @@ int main(int argc, char **argv) {
         return harness::compareExact(DLevels.download(), Ref);
       });
   std::printf("bfs: last run: %d levels, %ld %s (at most %d per call)\n",
-              Stats.Levels, Stats.ParentThreads,
-              Flat ? "frontier warps" : "parent threads", Stats.MaxFrontier);
+              Stats.Rounds, Stats.Items,
+              Flat ? "frontier warps" : "parent threads", Stats.MaxItems);
   // The graph read once, each level written once.
   double Bytes = sizeof(int) * (double(NumNodes + 1) + double(G.numEdges()) +
                                 double(NumNodes));

@@ -124,62 +124,39 @@ __global__ void ssspStart(int *dist, int *lastQueued, int *active, int source) {
 
 namespace {
 
-struct RunStats {
-  int Rounds = 0;
-  long ActiveNodes = 0;
-  int MaxActive = 0;
-};
-
-/// Runs the whole search on the GPU; the distances end up in \p Dist.
-RunStats runSssp(bool Flat, const Graph &G, int Source, const int *RowPtr,
-                 const int *ColIdx, const int *Weights, int *Dist,
-                 int *LastQueued, int *Active, int *NextActive, int *NextSize) {
+/// Runs the whole search on the GPU, one round of relaxations per frontier;
+/// the distances end up in \p Dist.
+samples::FrontierStats runSssp(bool Flat, const Graph &G, int Source,
+                               const int *RowPtr, const int *ColIdx,
+                               const int *Weights, int *Dist, int *LastQueued,
+                               int *Active, int *NextActive, int *NextSize) {
   const int NumNodes = G.NumNodes;
   const int NumEdges = int(G.numEdges());
-  RunStats Stats;
   HARNESS_CHECK(cudaMemsetAsync(Dist, 0x7f, sizeof(int) * NumNodes));
   HARNESS_CHECK(cudaMemsetAsync(LastQueued, 0xff, sizeof(int) * NumNodes));
   ssspStart<<<1, 1>>>(Dist, LastQueued, Active, Source);
   HARNESS_CHECK(cudaGetLastError());
-  int NumActive = 1;
-  for (int Round = 0; NumActive > 0; ++Round) {
-    HARNESS_CHECK(cudaMemsetAsync(NextSize, 0, sizeof(int)));
-    if (Flat)
-      ssspRoundFlat<<<(NumEdges + 255) / 256, 256>>>(
-          RowPtr, ColIdx, Weights, NumNodes, NumEdges, Dist, LastQueued,
-          NextActive, NextSize, Round);
-    else
-      ssspRound<<<(NumActive + kRoundThreads - 1) / kRoundThreads,
-                  kRoundThreads>>>(RowPtr, ColIdx, Weights, Active, NumActive,
-                                   Dist, LastQueued, NextActive, NextSize,
-                                   Round);
-    HARNESS_CHECK(cudaGetLastError());
-    Stats.Rounds = Round + 1;
-    Stats.ActiveNodes += NumActive;
-    Stats.MaxActive = std::max(Stats.MaxActive, NumActive);
-    // Waits for the round, children included.
-    HARNESS_CHECK(
-        cudaMemcpy(&NumActive, NextSize, sizeof(int), cudaMemcpyDeviceToHost));
-    std::swap(Active, NextActive);
-  }
-  return Stats;
+  return samples::runFrontiers(
+      Active, NextActive, NextSize,
+      [&](int Round, const int *Current, int Size, int *Next) {
+        if (Flat) {
+          ssspRoundFlat<<<(NumEdges + 255) / 256, 256>>>(
+              RowPtr, ColIdx, Weights, NumNodes, NumEdges, Dist, LastQueued,
+              Next, NextSize, Round);
+        } else {
+          ssspRound<<<(Size + kRoundThreads - 1) / kRoundThreads,
+                      kRoundThreads>>>(RowPtr, ColIdx, Weights, Current, Size,
+                                       Dist, LastQueued, Next, NextSize, Round);
+        }
+      });
 }
 
 /// A random graph: out-degrees in [0, MaxDegree], most of them small, targets
 /// and weights uniform.
 Graph makeGraph(harness::Rng &R, int NumNodes, int MaxDegree, int MaxWeight) {
   Graph G;
-  G.NumNodes = NumNodes;
-  G.RowPtr.resize(NumNodes + 1);
-  G.RowPtr[0] = 0;
-  for (int V = 0; V < NumNodes; ++V) {
-    double U = double(R.next() >> 11) * 0x1.0p-53;
-    G.RowPtr[V + 1] = G.RowPtr[V] + int(U * U * (MaxDegree + 1));
-  }
-  G.ColIdx.resize(G.RowPtr[NumNodes]);
+  samples::makeSkewedGraph(R, NumNodes, MaxDegree, G);
   G.Weights.resize(G.RowPtr[NumNodes]);
-  for (int &Target : G.ColIdx)
-    Target = int(R.next() % uint64_t(NumNodes));
   R.fill(G.Weights, 1, MaxWeight);
   return G;
 }
@@ -249,7 +226,7 @@ int main(int argc, char **argv) {
       DWeights(G.Weights);
   harness::DeviceArray<int> DDist(NumNodes), DLastQueued(NumNodes),
       DActive(NumNodes), DNextActive(NumNodes), DNextSize(1);
-  RunStats Stats;
+  samples::FrontierStats Stats;
   harness::Result Res = harness::measure(
       A, [&] { DDist.poison(); },
       [&] {
@@ -263,7 +240,7 @@ int main(int argc, char **argv) {
       });
   std::printf("sssp: last run: %d rounds, %ld active nodes in all (at most "
               "%d in one round)\n",
-              Stats.Rounds, Stats.ActiveNodes, Stats.MaxActive);
+              Stats.Rounds, Stats.Items, Stats.MaxItems);
   // The graph read once, each distance written once.
   double Bytes = sizeof(int) * (double(NumNodes + 1) +
                                 2 * double(G.numEdges()) + double(NumNodes));
