@@ -515,6 +515,19 @@ private:
                                  const TapValues &Taps);
   void extractGuard();
   void addGuardConjuncts(const Expr *Cond, bool Negated);
+
+  // Step 7: what code generation needs.
+  bool portable(const AffineExpr &P) const;
+  void noteCodegenProblem(std::string Why);
+  ArrayIndexing indexingOf(const VarDecl *Array, const Layout &L,
+                           const llvm::SmallVector<AffineExpr, 3> &Rest);
+  void recordInputIndexing(const VarDecl *Input, const Layout &L,
+                           const llvm::SmallVector<AffineExpr, 3> &Rest,
+                           const StencilOffset &Off);
+  void recordOutputIndexing();
+  bool containsInputRead(const Stmt *S, std::set<const VarDecl *> &Seen) const;
+  std::optional<std::string> readFreeTerm(const Expr *E,
+                                          std::set<const VarDecl *> &Seen);
   std::optional<CoordinateBound> boundOf(const BinaryOperator *Cmp,
                                          bool Negated);
   std::string sourceText(const Stmt *S) const;
@@ -562,6 +575,9 @@ private:
 
   // Step 6.
   std::map<const VarDecl *, WeightTemplate> AccWeights;
+  /// The reads that gave points, and each input's base (Rest at offset 0).
+  std::set<const Expr *> InputReads;
+  std::map<const VarDecl *, llvm::SmallVector<AffineExpr, 3>> InputBases;
   std::set<const VarDecl *> AccInProgress;
 
   StencilShape Shape;
@@ -2002,6 +2018,8 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
                       "a read of " + Name + " is more than " +
                           std::to_string(MaxStencilRadius) +
                           " points away from the output");
+    recordInputIndexing(Read.Addr->Root, L, Rest, *Off);
+    InputReads.insert(Read.E);
     StencilPoint P;
     P.Offset = *Off;
     P.Input = Read.Addr->Root;
@@ -2412,6 +2430,10 @@ StencilAnalyzer::boundOf(const BinaryOperator *Cmp, bool Negated) {
   CoordinateBound B;
   B.Dim = *Dim;
   B.Op = Op;
+  if (!portable(Limit))
+    noteCodegenProblem("the guard compares " + std::string(DimNames[*Dim]) +
+                       " with " + quote(polyText(Limit)) +
+                       ", which depends on the launch");
   B.Limit = polyText(Limit);
   B.LimitValue = Limit.getConstant();
   return B;
@@ -2485,6 +2507,194 @@ void StencilAnalyzer::extractGuard() {
 }
 
 //===----------------------------------------------------------------------===//
+// Step 7: what code generation needs
+//===----------------------------------------------------------------------===//
+
+/// Whether \p P names only values a new kernel has too: parameters, globals
+/// and numbers (not threadIdx, blockDim or loop variables).
+bool StencilAnalyzer::portable(const AffineExpr &P) const {
+  return !P.overflowed() && !P.mentionsAny([this](SymbolId S) {
+    return Syms.info(S).Kind != SymKind::Value;
+  });
+}
+
+void StencilAnalyzer::noteCodegenProblem(std::string Why) {
+  if (Shape.CodegenProblem.empty())
+    Shape.CodegenProblem = std::move(Why);
+}
+
+ArrayIndexing
+StencilAnalyzer::indexingOf(const VarDecl *Array, const Layout &L,
+                            const llvm::SmallVector<AffineExpr, 3> &Rest) {
+  ArrayIndexing I;
+  I.Array = Array;
+  std::string Name = quote(Array->getNameAsString());
+  for (size_t K = 0; K != L.Strides.size(); ++K) {
+    std::array<std::string, 3> Strides;
+    for (unsigned D = 0; D != NumDims; ++D) {
+      const AffineExpr &S = L.Strides[K][D];
+      if (!portable(S))
+        noteCodegenProblem("the index of " + Name + " multiplies " +
+                           DimNames[D] + " by " + quote(polyText(S)) +
+                           ", which depends on the launch");
+      if (!S.isZero())
+        Strides[D] = polyText(S);
+    }
+    if (!portable(Rest[K]))
+      noteCodegenProblem("the index of " + Name + " adds " +
+                         quote(polyText(Rest[K])) +
+                         ", which depends on the launch");
+    I.Strides.push_back(Strides);
+    I.Rest.push_back(polyText(Rest[K]));
+  }
+  return I;
+}
+
+/// The first read of an input fixes its base; every other read must agree,
+/// so that one register cache (one address per point) serves all of them.
+void StencilAnalyzer::recordInputIndexing(
+    const VarDecl *Input, const Layout &L,
+    const llvm::SmallVector<AffineExpr, 3> &Rest, const StencilOffset &Off) {
+  llvm::SmallVector<AffineExpr, 3> Base;
+  for (size_t K = 0; K != Rest.size(); ++K) {
+    AffineExpr B = Rest[K];
+    for (unsigned D = 0; D != NumDims; ++D)
+      B = B - L.Strides[K][D] * Off.get(D);
+    Base.push_back(B);
+  }
+  auto [It, New] = InputBases.try_emplace(Input, Base);
+  if (New) {
+    Shape.Indexing.push_back(indexingOf(Input, L, Base));
+    return;
+  }
+  const ArrayIndexing *Known = nullptr;
+  for (const ArrayIndexing &I : Shape.Indexing)
+    if (I.Array == Input)
+      Known = &I;
+  ArrayIndexing Now = indexingOf(Input, L, Base);
+  if (It->second != Base || !Known || Known->Strides != Now.Strides)
+    noteCodegenProblem("input " + quote(Input->getNameAsString()) +
+                       " is read with two different layouts");
+}
+
+void StencilAnalyzer::recordOutputIndexing() {
+  // The output goes first; inputs were recorded while expanding reads.
+  Shape.Indexing.insert(Shape.Indexing.begin(),
+                        indexingOf(Store->Addr->Root, StoreLayout,
+                                   StoreLayout.Rest));
+  for (unsigned D = 0; D != NumDims; ++D) {
+    Shape.Origin[D] = StoreOrigin[D];
+    if (!Shape.UsesDim[D])
+      continue;
+    if (!BlockFactor[D]) {
+      noteCodegenProblem(std::string("coordinate ") + DimNames[D] +
+                         " is not blockIdx." + DimNames[D] +
+                         " * K + threadIdx." + DimNames[D]);
+      continue;
+    }
+    const AffineExpr &K = *BlockFactor[D];
+    bool IsBlockDim =
+        K == AffineExpr::symbol(Syms.builtin(SymKind::BlockDim, D));
+    if (!IsBlockDim && !K.getConstant())
+      noteCodegenProblem(std::string("coordinate ") + DimNames[D] +
+                         " steps by " + quote(polyText(K)) +
+                         " per block, neither blockDim." + DimNames[D] +
+                         " nor a constant");
+    Shape.BlockFactor[D] = polyText(K);
+  }
+}
+
+/// Whether \p S reads an input at an offset, directly or through locals.
+bool StencilAnalyzer::containsInputRead(const Stmt *S,
+                                        std::set<const VarDecl *> &Seen) const {
+  if (!S)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (InputReads.count(E->IgnoreParens()))
+      return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+        V && V->hasLocalStorage() && Seen.insert(V).second) {
+      if (containsInputRead(V->getInit(), Seen))
+        return true;
+      auto Values = AssignedValues.find(V);
+      if (Values != AssignedValues.end())
+        for (const Expr *Value : Values->second)
+          if (containsInputRead(Value, Seen))
+            return true;
+    }
+  for (const Stmt *Child : syntacticChildren(S))
+    if (containsInputRead(Child, Seen))
+      return true;
+  return false;
+}
+
+/// A term added to the stored value that reads no input. Follows the
+/// additive structure (+, -, casts, fma's addend, accumulators' updates);
+/// a factor (`w * in[i]`) is no term. Other shapes carry Unknown weights,
+/// which code generation refuses anyway.
+std::optional<std::string>
+StencilAnalyzer::readFreeTerm(const Expr *E, std::set<const VarDecl *> &Seen) {
+  E = E->IgnoreParens();
+  std::set<const VarDecl *> ReadSeen;
+  if (!containsInputRead(E, ReadSeen)) {
+    Expr::EvalResult R;
+    bool Zero = E->EvaluateAsRValue(R, Ctx) &&
+                ((R.Val.isFloat() && R.Val.getFloat().isZero()) ||
+                 (R.Val.isInt() && R.Val.getInt().isZero()));
+    if (Zero)
+      return std::nullopt;
+    return sourceText(E);
+  }
+  if (InputReads.count(E))
+    return std::nullopt;
+  if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Cast->getSubExpr()->IgnoreParens()))
+      if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+          V && V->hasLocalStorage()) {
+        if (!Seen.insert(V).second)
+          return std::nullopt;
+        if (V->getInit())
+          if (auto T = readFreeTerm(V->getInit(), Seen))
+            return T;
+        auto Values = AssignedValues.find(V);
+        if (Values != AssignedValues.end())
+          for (const Expr *Value : Values->second)
+            if (auto T = readFreeTerm(Value, Seen))
+              return T;
+        return std::nullopt;
+      }
+    return readFreeTerm(Cast->getSubExpr(), Seen);
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    return readFreeTerm(UO->getSubExpr(), Seen);
+  auto ReadingSide = [&](const Expr *A, const Expr *B) -> const Expr * {
+    std::set<const VarDecl *> S1, S2;
+    bool InA = containsInputRead(A, S1), InB = containsInputRead(B, S2);
+    return InA && !InB ? A : InB && !InA ? B : nullptr;
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub) {
+      if (auto T = readFreeTerm(BO->getLHS(), Seen))
+        return T;
+      return readFreeTerm(BO->getRHS(), Seen);
+    }
+    if (BO->getOpcode() == BO_Mul || BO->getOpcode() == BO_Div)
+      if (const Expr *Side = ReadingSide(BO->getLHS(), BO->getRHS()))
+        return readFreeTerm(Side, Seen);
+    return std::nullopt;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E); Call && isFmaCall(Call)) {
+    if (auto T = readFreeTerm(Call->getArg(2), Seen))
+      return T;
+    if (const Expr *Side = ReadingSide(Call->getArg(0), Call->getArg(1)))
+      return readFreeTerm(Side, Seen);
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
 // Putting it together
 //===----------------------------------------------------------------------===//
 
@@ -2506,6 +2716,14 @@ StencilResult StencilAnalyzer::run() {
     return Result;
   }
   extractGuard();
+  recordOutputIndexing();
+  {
+    std::set<const VarDecl *> Seen;
+    const auto *Assign = dyn_cast_or_null<BinaryOperator>(parent(Store->E));
+    if (Assign && Assign->getOpcode() == BO_Assign)
+      if (std::optional<std::string> Term = readFreeTerm(Assign->getRHS(), Seen))
+        Shape.ReadFreeTerm = *Term;
+  }
 
   const VarDecl *Out = Store->Addr->Root;
   Shape.Kernel = &Kernel;
@@ -2559,6 +2777,30 @@ std::string StencilCoefficient::describe() const {
 
 std::string CoordinateBound::describe() const {
   return std::string(DimNames[Dim]) + " " + opSpelling(Op) + " " + Limit;
+}
+
+std::string
+ArrayIndexing::element(const std::array<std::string, 3> &Coordinates) const {
+  std::string Text = Array->getNameAsString();
+  for (size_t K = 0; K != Strides.size(); ++K) {
+    std::string Sub;
+    for (unsigned D = 0; D != NumDims; ++D) {
+      if (Strides[K][D].empty())
+        continue;
+      const std::string &S = Strides[K][D];
+      bool Simple = llvm::all_of(S, [](char C) {
+        return llvm::isAlnum(C) || C == '_' || C == '.';
+      });
+      std::string Term = S == "1" ? Coordinates[D]
+                         : Simple ? S + " * " + Coordinates[D]
+                                  : "(" + S + ") * " + Coordinates[D];
+      Sub += (Sub.empty() ? "" : " + ") + Term;
+    }
+    if (Rest[K] != "0")
+      Sub += (Sub.empty() ? "" : " + ") + ("(" + Rest[K] + ")");
+    Text += "[" + (Sub.empty() ? "0" : Sub) + "]";
+  }
+  return Text;
 }
 
 int64_t StencilShape::radius() const {

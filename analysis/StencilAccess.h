@@ -104,6 +104,21 @@ struct CoordinateBound {
 
 enum class ElementKind { Float, Double, Other };
 
+/// How an array's index is formed from the thread's coordinates, as source
+/// text that generated code can use: subscript K (outermost first; one for a
+/// flat index) is sum over d of Strides[K][d] * coordinate_d, plus Rest[K].
+/// A coordinate is threadIdx.d + blockIdx.d * BlockFactor[d], before the
+/// output's origin is added. For an input, Rest is where offset 0 lies.
+struct ArrayIndexing {
+  const clang::ValueDecl *Array = nullptr;
+  std::vector<std::array<std::string, 3>> Strides; ///< "" where zero.
+  std::vector<std::string> Rest;
+
+  /// The element at the coordinates given as expressions, e.g.
+  /// "in[(W) * (row) + (col)]".
+  std::string element(const std::array<std::string, 3> &Coordinates) const;
+};
+
 struct StencilShape {
   const clang::FunctionDecl *Kernel = nullptr;
   /// The thread dimensions the output index uses (x, y, z).
@@ -136,6 +151,21 @@ struct StencilShape {
   std::vector<CoordinateBound> Bounds;
   /// Guard is exactly the conjunction of Bounds.
   bool GuardIsSimple = true;
+
+  // What code generation needs beyond the offsets (the systolic pass).
+  /// K_d of each used coordinate, "blockDim.x" or a number.
+  std::array<std::string, 3> BlockFactor;
+  /// The stored point is the coordinate plus Origin (`x = ... + 1` gives 1).
+  std::array<int64_t, 3> Origin = {0, 0, 0};
+  /// The output's indexing, then each input's (in the order of Inputs).
+  std::vector<ArrayIndexing> Indexing;
+  /// Why Indexing, BlockFactor or the Bounds' limits cannot be used in a new
+  /// kernel (an input read with two different bases, a limit that depends
+  /// on blockDim); empty when they can.
+  std::string CodegenProblem;
+  /// A term of the stored value that reads no input (`+ 1.0f`, `+ bias`):
+  /// the weights then do not describe the whole value. Empty when none.
+  std::string ReadFreeTerm;
 
   /// The largest |offset| over all dimensions.
   int64_t radius() const;

@@ -1,24 +1,31 @@
 #!/usr/bin/env python3
 """Builds, runs and compares every sample on the GPU machine (DESIGN.md s. 7).
 
-For each samples/<pass>/<name>.cu it builds the original and each rewritten
-variant of it (made beforehand by bench/stage.sh on a machine with the tool,
-as <rewritten-dir>/<variant>/<pass>/<name>.cu), runs them all with the same
-seed, together with the extra runs of the original that its pass asks for
-(the hand-written `--flat` version of the aggregate samples), parses their
-RESULT lines (samples/common/harness.cuh) and prints two Markdown tables: one
-row per sample and variant (median time, speedup over the original, ratio to
-the flat version, error, status, achieved GB/s against the measured copy
-bandwidth), then the geometric means per variant.
+For each samples/<pass>/<name>.cu, and each element type it lists in a line
+`// bench-types: float double` (float only without one), it builds the
+original and each rewritten variant of it (made beforehand by bench/stage.sh
+on a machine with the tool, as <rewritten-dir>/<variant>/<pass>/<name>.cu,
+or <name>.<type>.cu for a type other than float, which both builds get as
+-DSAMPLE_REAL=<type>), runs them all with the same seed, together with the
+extra runs of the original that its pass asks for (the hand-written `--flat`
+version of the aggregate samples) and, for the float configuration of
+samples/systolic/conv<R>x<C>.cu, the library baselines of
+bench/baselines/conv_libraries.cu (NPP and cuDNN), parses their RESULT
+lines (samples/common/harness.cuh) and prints two Markdown tables: one row
+per sample configuration (`<pass>/<name>` for float, `<pass>/<name>:<type>`
+otherwise) and variant (median time, speedup over the original, ratio to
+the flat version, speedup over NPP, error, status, achieved GB/s against the
+measured copy bandwidth, GCells/s), then the geometric means per variant.
+A column that no row fills (vs flat, speedup vs npp, GCells/s) is left out.
 
     python3 bench/run.py [--gpu-spec bench/gpu-specs/h100.json]
                          [--log-dir DIR] [--staged] [SAMPLE ...]
 
 Exit status: 0 when every variant that was there to run built, ran and
 passed its check; 1 otherwise (a variant that stage.sh could not produce,
-REFUSED, or that was never staged, MISSING, counts only with --strict); 2
-for a usage error. Standard library only: the GPU machine has no extra
-packages.
+REFUSED, that was never staged, MISSING, or a library baseline that cannot
+be built or run here, MISSING or SKIPPED, counts only with --strict); 2 for
+a usage error. Standard library only: the GPU machine has no extra packages.
 """
 
 import argparse
@@ -50,8 +57,33 @@ DEFAULT_VARIANTS = ["rewritten"]
 ORIGINAL_RUNS = {"aggregate": [("flat", ["--flat"])]}
 BASELINE = "original"  # "speedup" is its time over a variant's.
 FLAT = "flat"          # "vs flat" is a variant's time over this one's.
-# Statuses that fail the run only with --strict: nothing ran.
-NOT_RUN = ("REFUSED", "MISSING")
+NPP = "npp"            # "speedup vs npp" is its time over a variant's.
+# Statuses that fail the run only with --strict: nothing ran (a library
+# baseline says SKIPPED when its library cannot run here).
+NOT_RUN = ("REFUSED", "MISSING", "SKIPPED")
+
+# Element types: a sample lists them in a line "// bench-types: float double"
+# (without one, float only). Every type is a configuration of its own, named
+# "<pass>/<name>" for float (as before types existed) and
+# "<pass>/<name>:<type>" otherwise, built with -DSAMPLE_REAL=<type> and
+# staged as <variant>/<pass>/<name>.<type>.cu (bench/stage.sh).
+TYPES_LINE = re.compile(r"^// bench-types: (.*)$", re.M)
+DEFAULT_TYPE = "float"
+TYPE_NAME = re.compile(r"^[A-Za-z_]\w*$")
+
+# Library baselines of the convolution samples (float configuration only):
+# variant -> (defines, libraries) of one build of CONV_LIBRARIES each, so that
+# a library missing at build time costs only its own rows. Each row runs
+# `<binary> R C --<variant>`, R x C from the sample's name.
+CONV_SAMPLE = re.compile(r"^systolic/conv(\d+)x(\d+)$")
+CONV_LIBRARIES = ROOT / "bench" / "baselines" / "conv_libraries.cu"
+LIBRARY_BUILDS = {NPP: (["-DCONV_WITH_NPP"], ["-lnppif", "-lnppc"]),
+                  "cudnn": (["-DCONV_WITH_CUDNN"], ["-lcudnn"])}
+# A library build that fails on this is a library missing here (MISSING),
+# not a broken program (BUILD-FAIL).
+LIBRARY_ABSENT = re.compile(
+    r"^.*(?:cannot find -l(?:npp|cudnn)|(?:npp|cudnn)\w*\.h: No such file)"
+    r".*$", re.M)
 
 
 class Log:
@@ -112,15 +144,60 @@ def rewritten_variants(sample):
     return REWRITTEN_VARIANTS.get(pass_of(sample), DEFAULT_VARIANTS)
 
 
+def split_config(config):
+    """"<pass>/<name>[:<type>]" -> ("<pass>/<name>", type)."""
+    sample, _, type_ = config.partition(":")
+    return sample, type_ or DEFAULT_TYPE
+
+
+def config_name(sample, type_):
+    return sample if type_ == DEFAULT_TYPE else f"{sample}:{type_}"
+
+
+def type_defines(type_):
+    """What nvcc (and, when staging, the tool) gets for an element type."""
+    return [] if type_ == DEFAULT_TYPE else [f"-DSAMPLE_REAL={type_}"]
+
+
+def staged_source(rewritten_dir, variant, config):
+    """Where bench/stage.sh writes a configuration's variant."""
+    sample, type_ = split_config(config)
+    suffix = ".cu" if type_ == DEFAULT_TYPE else f".{type_}.cu"
+    return rewritten_dir / variant / f"{sample}{suffix}"
+
+
+def sample_types(path):
+    """The element types a sample's `// bench-types:` line lists, in order
+    (float when it has none); ValueError for a name that is no C type."""
+    m = TYPES_LINE.search(path.read_text(errors="replace"))
+    types = m.group(1).split() if m else []
+    for t in types:
+        if not TYPE_NAME.match(t):
+            raise ValueError(f"{path}: bad type '{t}' in its bench-types line")
+    return list(dict.fromkeys(types)) or [DEFAULT_TYPE]
+
+
+def selects(filter_, config):
+    """Does a command-line SAMPLE pick this configuration? A pass or
+    <pass>/<name> picks every type of it, <pass>/<name>:<type> one."""
+    sample, type_ = split_config(config)
+    f = filter_.rstrip("/")
+    return (f in (sample, config, f"{sample}:{type_}")
+            or sample.startswith(f + "/"))
+
+
 def discover_samples(filters):
-    """samples/<pass>/<name>.cu, as "<pass>/<name>", filtered by prefix."""
-    found = sorted(str(p.relative_to(ROOT / "samples").with_suffix(""))
-                   for p in (ROOT / "samples").glob("*/*.cu")
-                   if p.parent.name != "common")
+    """Every configuration of samples/<pass>/<name>.cu ("<pass>/<name>" for
+    float, "<pass>/<name>:<type>" for another type), in order of sample and
+    then of its bench-types line, filtered as selects() says."""
+    found = []
+    for path in sorted((ROOT / "samples").glob("*/*.cu")):
+        if path.parent.name == "common":
+            continue
+        sample = str(path.relative_to(ROOT / "samples").with_suffix(""))
+        found += [config_name(sample, t) for t in sample_types(path)]
     if filters:
-        found = [s for s in found
-                 if any(s == f or s.startswith(f.rstrip("/") + "/")
-                        for f in filters)]
+        found = [c for c in found if any(selects(f, c) for f in filters)]
     return found
 
 
@@ -186,53 +263,70 @@ def parse_result(output):
 def plan(args, samples, verdicts):
     """Every row to fill, in table order, and the builds they need.
 
-    Returns (rows, builds): a row is a dict with sample, variant, the binary
-    it runs ("exe_of": the variant built), its extra arguments, and a status
-    already when it cannot run (REFUSED, MISSING); builds maps (sample,
-    variant) to the source to compile.
+    Returns (rows, builds): a row is a dict with sample (the configuration),
+    variant, type, the binary it runs ("exe_of": a key of builds), its extra
+    arguments, and a status already when it cannot run (REFUSED, MISSING);
+    builds maps (configuration, variant), or ("conv-libraries", library),
+    to what to compile: source, the folder of the original (for its
+    headers), defines, libraries.
     """
     rows, builds = [], {}
 
-    def row(sample, variant, exe_of, extra=(), status=None, note=""):
-        rows.append({"sample": sample, "variant": variant, "exe_of": exe_of,
+    def row(config, variant, exe_of, extra=(), status=None, note=""):
+        rows.append({"sample": config, "variant": variant,
+                     "type": split_config(config)[1], "exe_of": exe_of,
                      "args": list(extra), "status": status, "note": note,
                      "exit": None, "result": {}})
 
-    for sample in samples:
-        builds[(sample, BASELINE)] = ROOT / "samples" / f"{sample}.cu"
-        row(sample, BASELINE, BASELINE)
+    for config in samples:
+        sample, type_ = split_config(config)
+        original = ROOT / "samples" / f"{sample}.cu"
+        defines = type_defines(type_)
+        builds[(config, BASELINE)] = {"source": original, "defines": defines,
+                                      "include": original.parent, "libs": []}
+        row(config, BASELINE, (config, BASELINE))
         for variant in rewritten_variants(sample):
-            source = args.rewritten_dir / variant / f"{sample}.cu"
-            verdict = verdicts.get((sample, variant))
+            source = staged_source(args.rewritten_dir, variant, config)
+            verdict = verdicts.get((config, variant))
             if verdict and verdict["status"] != "ok":
                 # stage.sh deletes what it refused; a file left there is
                 # older than the verdict.
-                row(sample, variant, None, status="REFUSED",
+                row(config, variant, None, status="REFUSED",
                     note="stage.log: " + (verdict["reason"] or "refused"))
             elif not source.is_file():
-                row(sample, variant, None, status="MISSING",
+                row(config, variant, None, status="MISSING",
                     note=f"no {source} (run bench/stage.sh)")
             else:
-                builds[(sample, variant)] = source
-                row(sample, variant, variant)
+                builds[(config, variant)] = dict(
+                    builds[(config, BASELINE)], source=source)
+                row(config, variant, (config, variant))
         for variant, extra in ORIGINAL_RUNS.get(pass_of(sample), []):
-            row(sample, variant, BASELINE, extra)
+            row(config, variant, (config, BASELINE), extra)
+        conv = CONV_SAMPLE.match(sample)
+        if conv and type_ == DEFAULT_TYPE:
+            for library, (lib_defines, libs) in LIBRARY_BUILDS.items():
+                key = ("conv-libraries", library)
+                builds[key] = {"source": CONV_LIBRARIES, "defines": lib_defines,
+                               "include": CONV_LIBRARIES.parent, "libs": libs}
+                row(config, library, key, [*conv.groups(), f"--{library}"])
     return rows, builds
 
 
-def build(args, nvcc, log, sample, variant, source):
-    """Compiles one variant; returns the executable, or None."""
-    original = ROOT / "samples" / f"{sample}.cu"
-    exe = args.build_dir / f"{sample.replace('/', '-')}-{variant}"
+def build(args, nvcc, log, key, spec):
+    """Compiles one build of plan(); returns (executable or None, output)."""
+    name, variant = key
+    exe = args.build_dir / (name.replace("/", "-").replace(":", ".") +
+                            f"-{variant}")
     # The original's folder too, so that a rewritten file finds the headers
     # that sat beside the sample.
     argv = [nvcc, "-O3", f"-arch={args.arch}", "-rdc=true",
             "-I", ROOT / "samples" / "common", "-I", ROOT / "runtime" / "include",
-            "-I", original.parent, *shlex.split(args.nvcc_flags),
-            source, "-lcudadevrt", "-o", exe]
-    status, _ = run_command(argv, log, f"build {sample} {variant}",
-                            args.timeout)
-    return exe if status == 0 else None
+            "-I", spec["include"], *spec["defines"],
+            *shlex.split(args.nvcc_flags),
+            spec["source"], "-lcudadevrt", *spec["libs"], "-o", exe]
+    status, output = run_command(argv, log, f"build {name} {variant}",
+                                 args.timeout)
+    return (exe if status == 0 else None), output
 
 
 def run_row(args, log, row, exe, seed):
@@ -241,17 +335,31 @@ def run_row(args, log, row, exe, seed):
     status, output = run_command(
         argv, log, f"run {row['sample']} {row['variant']}", args.timeout)
     result = parse_result(output) or {}
+    library = row["variant"] in LIBRARY_BUILDS
+    # A library baseline that cannot run here says why (a line
+    # "<sample>: SKIPPED: <why>" and status=SKIPPED), or does not load.
+    said = re.search(r"^\S+: SKIPPED: (.*)$", output, re.M)
+    unloadable = re.search(r"^.*error while loading shared libraries.*$",
+                           output, re.M)
+    why = ""
     if status is None:
         verdict = "TIMEOUT"
+    elif library and not result and unloadable:
+        verdict, why = "SKIPPED", unloadable.group(0)
     elif not result:
         verdict = "RUN-FAIL"  # Crashed before the harness could report.
     elif result.get("status") == "ok" and status == 0:
         verdict = "ok"
+    elif library and result.get("status") == "SKIPPED" and status == 0:
+        verdict = "SKIPPED"
+        why = said.group(1) if said else "the program says SKIPPED"
     else:
         verdict = "FAIL"
     row.update(status=verdict, exit=status, result=result)
     where = f"see 'run {row['sample']} {row['variant']}' in bench.log"
-    if verdict == "FAIL":
+    if verdict == "SKIPPED":
+        row["note"] = f"{why.strip()}; {where}"
+    elif verdict == "FAIL":
         counts = " ".join(f"{k}={result[k]}" for k in
                           ("mismatches", "unwritten", "stray") if k in result)
         row["note"] = (f"the harness says status=FAIL"
@@ -278,32 +386,55 @@ def ok_medians(rows):
     return out
 
 
-def table(rows, copy_gbps):
-    """The per-sample Markdown table that bench/RESULTS.md records."""
-    header = ["sample", "variant", "median ms", "speedup", "vs flat",
-              "max rel err", "status", "GB/s", "% copy BW"]
+def markdown(header, body):
+    """A Markdown table; None cells are left out with their column (the
+    header names the columns kept)."""
     lines = ["| " + " | ".join(header) + " |",
              "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(c for c in cells if c is not None) + " |"
+              for cells in body]
+    return "\n".join(lines)
+
+
+def table(rows, copy_gbps):
+    """The per-sample Markdown table that bench/RESULTS.md records.
+
+    "vs flat" and "speedup vs npp" are there only when some sample has a
+    flat or an npp row, "GCells/s" when some RESULT line has cells=.
+    """
+    variants = {row["variant"] for row in rows}
+    has_flat, has_npp = FLAT in variants, NPP in variants
+    has_cells = any("cells" in row["result"] for row in rows)
+    header = ["sample", "variant", "median ms", "speedup"] + \
+        ["vs flat"] * has_flat + ["speedup vs npp"] * has_npp + \
+        ["max rel err", "status", "GB/s", "% copy BW"] + \
+        ["GCells/s"] * has_cells
+    body = []
     ok_ms = ok_medians(rows)
     for row in rows:
         r = row["result"]
         ms, nbytes = number(r, "median_ms"), number(r, "bytes")
+        ncells = number(r, "cells")
         # Ratios only between correct results, as in the summary.
         base = ok_ms.get((row["sample"], BASELINE))
         flat = ok_ms.get((row["sample"], FLAT))
+        npp = ok_ms.get((row["sample"], NPP))
         if row["status"] != "ok":
-            base = flat = None
+            base = flat = npp = None
         gbps = nbytes / (ms * 1e-3) / 1e9 if ms and nbytes else None
-        cells = [row["sample"], row["variant"],
-                 f"{ms:.4f}" if ms else "-",
-                 f"{base / ms:.2f}x" if ms and base else "-",
-                 f"{ms / flat:.2f}x" if ms and flat else "-",
-                 r.get("max_rel_err", "-"), row["status"],
-                 f"{gbps:.0f}" if gbps else "-",
-                 f"{100 * gbps / copy_gbps:.0f}%" if gbps and copy_gbps
-                 else "-"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        gcells = ncells / (ms * 1e-3) / 1e9 if ms and ncells else None
+        body.append([
+            row["sample"], row["variant"],
+            f"{ms:.4f}" if ms else "-",
+            f"{base / ms:.2f}x" if ms and base else "-",
+            (f"{ms / flat:.2f}x" if ms and flat else "-") if has_flat
+            else None,
+            (f"{npp / ms:.2f}x" if ms and npp else "-") if has_npp else None,
+            r.get("max_rel_err", "-"), row["status"],
+            f"{gbps:.0f}" if gbps else "-",
+            f"{100 * gbps / copy_gbps:.0f}%" if gbps and copy_gbps else "-",
+            (f"{gcells:.2f}" if gcells else "-") if has_cells else None])
+    return markdown(header, body)
 
 
 def geomean(values):
@@ -312,47 +443,57 @@ def geomean(values):
 
 def summarize(rows):
     """Per variant (the original first, flat last, the others in order of
-    first appearance): the speedups over the original and the ratios to
-    flat, each over the samples where both rows are ok, and their geometric
+    first appearance): the speedups over the original, the ratios to flat
+    and the speedups over npp (npp's time over the variant's), each over
+    the sample configurations where both rows are ok, and their geometric
     means (None when there are none)."""
     ok = ok_medians(rows)
     summary = {}
     for row in rows:
         entry = summary.setdefault(row["variant"], {"speedup": {},
-                                                    "vs_flat": {}})
+                                                    "vs_flat": {},
+                                                    "vs_npp": {}})
         ms = ok.get((row["sample"], row["variant"]))
         if ms is None:
             continue
         base = ok.get((row["sample"], BASELINE))
         flat = ok.get((row["sample"], FLAT))
+        npp = ok.get((row["sample"], NPP))
         if base:
             entry["speedup"][row["sample"]] = base / ms
         if flat:
             entry["vs_flat"][row["sample"]] = ms / flat
+        if npp:
+            entry["vs_npp"][row["sample"]] = npp / ms
     # The original first and flat last, as in the per-sample table.
     order = sorted(summary, key=lambda v: (v != BASELINE) + 2 * (v == FLAT))
     summary = {v: summary[v] for v in order}
     for entry in summary.values():
-        for key in ("speedup", "vs_flat"):
+        for key in ("speedup", "vs_flat", "vs_npp"):
             values = list(entry[key].values())
             entry[f"geomean_{key}"] = geomean(values) if values else None
     return summary
 
 
 def summary_table(summary):
-    header = ["variant", "samples", "geomean speedup", "samples with flat",
-              "geomean vs flat"]
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join("---" for _ in header) + "|"]
+    """The geometric means per variant; the flat and npp columns only when
+    some sample has such a row."""
+    has_flat = FLAT in summary
+    has_npp = NPP in summary
+    header = ["variant", "samples", "geomean speedup"] + \
+        ["samples with flat", "geomean vs flat"] * has_flat + \
+        ["samples with npp", "geomean speedup vs npp"] * has_npp
+    body = []
     for variant, e in summary.items():
         cells = [variant, str(len(e["speedup"])),
                  f"{e['geomean_speedup']:.2f}x" if e["geomean_speedup"]
-                 else "-",
-                 str(len(e["vs_flat"])),
-                 f"{e['geomean_vs_flat']:.2f}x" if e["geomean_vs_flat"]
                  else "-"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        for key, shown in (("vs_flat", has_flat), ("vs_npp", has_npp)):
+            if shown:
+                mean = e[f"geomean_{key}"]
+                cells += [str(len(e[key])), f"{mean:.2f}x" if mean else "-"]
+        body.append(cells)
+    return markdown(header, body)
 
 
 def notes(rows):
@@ -365,10 +506,13 @@ def parse_args(argv):
     p = argparse.ArgumentParser(
         description="Build, run and compare every sample on the GPU.")
     p.add_argument("samples", nargs="*", metavar="SAMPLE",
-                   help="<pass> or <pass>/<name> to run (default: all)")
+                   help="<pass> or <pass>/<name> to run, every element "
+                   "type of it, or <pass>/<name>:<type> for one "
+                   "(default: all)")
     p.add_argument("--rewritten-dir", type=Path,
                    default=ROOT / "build-bench" / "rewritten",
-                   help="rewritten sources, <variant>/<pass>/<name>.cu, "
+                   help="rewritten sources, <variant>/<pass>/<name>.cu "
+                   "(<name>.<type>.cu for a type other than float), "
                    "and stage.log (bench/stage.sh)")
     p.add_argument("--staged", action="store_true",
                    help="only the samples that bench/stage.sh staged "
@@ -393,7 +537,8 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="parallel builds (runs are always one at a time)")
     p.add_argument("--strict", action="store_true",
-                   help="a REFUSED or MISSING variant fails the run too")
+                   help="a REFUSED, MISSING or SKIPPED variant fails the "
+                   "run too")
     # Before --strict, MISSING failed unless this was given; now the default.
     p.add_argument("--allow-missing", action="store_true",
                    help=argparse.SUPPRESS)
@@ -417,12 +562,16 @@ def main(argv):
     log.text(f"stage.log ({stage_path})",
              stage_text or "(none: nothing staged by bench/stage.sh)\n")
 
-    samples = discover_samples(args.samples)
+    try:
+        samples = discover_samples(args.samples)
+    except (OSError, ValueError) as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return 2
     if args.staged:
         staged = {s for s, _ in verdicts}
         samples = [s for s in samples if s in staged or any(
-            (args.rewritten_dir / v / f"{s}.cu").is_file()
-            for v in rewritten_variants(s))]
+            staged_source(args.rewritten_dir, v, s).is_file()
+            for v in rewritten_variants(split_config(s)[0]))]
     if not samples:
         print("run.py: no sample matches" +
               (f" among those staged in {args.rewritten_dir}"
@@ -444,8 +593,8 @@ def main(argv):
     rows, builds = plan(args, samples, verdicts)
     keys = list(builds)
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        exes = dict(zip(keys, pool.map(
-            lambda k: build(args, nvcc, log, *k, builds[k]), keys)))
+        built = dict(zip(keys, pool.map(
+            lambda k: build(args, nvcc, log, k, builds[k]), keys)))
 
     # Fresh input on every bench run, the same for every variant of a
     # sample; each checks it against its own float64 reference.
@@ -454,11 +603,17 @@ def main(argv):
              for s in samples}
     for row in rows:
         if row["status"] is None:
-            exe = exes[(row["sample"], row["exe_of"])]
-            if exe is None:
+            exe, output = built[row["exe_of"]]
+            absent = (LIBRARY_ABSENT.search(output)
+                      if row["variant"] in LIBRARY_BUILDS else None)
+            where = "see 'build {} {}' in bench.log".format(*row["exe_of"])
+            if exe is None and absent:
+                row["status"] = "MISSING"
+                row["note"] = (f"{row['variant']} is not installed here: "
+                               f"{absent.group(0).strip()}; {where}")
+            elif exe is None:
                 row["status"] = "BUILD-FAIL"
-                row["note"] = (f"see 'build {row['sample']} {row['exe_of']}'"
-                               " in bench.log")
+                row["note"] = where
             else:
                 run_row(args, log, row, exe, seeds[row["sample"]])
         print(f"{row['sample']} {row['variant']}: {row['status']}",

@@ -3,15 +3,21 @@
 # (it needs clang's libraries); the GPU machine has none, so the rewritten
 # sources travel there instead (carry build-bench/rewritten):
 #
-#   bench/stage.sh [--allow-refused] [SAMPLE...]   # <pass> or <pass>/<name>
+#   bench/stage.sh [--allow-refused] [SAMPLE...]
 #
-# writes build-bench/rewritten/<variant>/<pass>/<name>.cu for each
-# samples/<pass>/<name>.cu and each variant of its pass (variants_of below;
-# keep in step with REWRITTEN_VARIANTS in bench/run.py):
+# SAMPLE is <pass>, <pass>/<name> (every element type of it) or
+# <pass>/<name>:<type> (one). For each samples/<pass>/<name>.cu, each element
+# type it lists in a line `// bench-types: float double` (none: float only)
+# and each variant of its pass (variants_of below; keep in step with
+# REWRITTEN_VARIANTS in bench/run.py):
 #   aggregate   warp, block, kernel  (--aggregate-granularity=<variant>)
 #   other       rewritten            (the tool as it is)
-# and logs every tool run (command, exit status, output, verdict) to
-# build-bench/rewritten/stage.log, where run.py finds why a variant is absent.
+# it writes build-bench/rewritten/<variant>/<pass>/<name>.cu (float) or
+# <variant>/<pass>/<name>.<type>.cu (any other type, parsed with
+# -DSAMPLE_REAL=<type> after the -I flags), and logs every tool run (command,
+# exit status, output, verdict) to build-bench/rewritten/stage.log, where
+# run.py finds why a variant is absent. The log names a configuration
+# <pass>/<name> (float) or <pass>/<name>:<type>, as run.py's tables do.
 #
 # A variant is not produced (its file is deleted, so that a stale one is never
 # benchmarked) when the tool exits non-zero or, for a variant that forces a
@@ -22,7 +28,7 @@
 #                       --gpu-spec=bench/gpu-specs/h100.json
 #   REWRITTEN_DIR       where to write (default build-bench/rewritten)
 # Exit status: 0 every variant produced (or --allow-refused), 1 some not,
-# 2 usage error, no tool, or no sample matches.
+# 2 usage error, no tool, no sample matches, or a bad bench-types line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,23 +82,44 @@ refusal_of() {
     true
 }
 
-selected() { # Is samples/$1.cu among the arguments (none: all)?
+# The element types samples/$1.cu lists (`// bench-types: float double`),
+# float when it lists none.
+types_of() {
+  local types
+  types=$(awk 'sub(/^\/\/ bench-types: /, "") { print; exit }' \
+    "samples/$1.cu")
+  echo "${types:-float}"
+}
+
+selected() { # Is configuration $1 (<pass>/<name>[:<type>]) among the rest?
   (($# == 1)) && return 0
-  local sample=$1 f
+  local config=$1 sample=${1%%:*} f
   shift
   for f; do
-    [[ $sample == "$f" || $sample == "${f%/}"/* ]] && return 0
+    [[ $config == "$f" || $sample == "$f" || $sample == "${f%/}"/* ||
+      ($config == "$sample" && $f == "$sample:float") ]] && return 0
   done
   return 1
 }
 
-sources=()
+# Every configuration to stage: "<source> <type> <config>", config being
+# <pass>/<name> for float and <pass>/<name>:<type> for another type.
+configs=()
 for src in samples/*/*.cu; do
   rel=${src#samples/}
   [[ $rel == common/* ]] && continue
-  selected "${rel%.cu}" "$@" && sources+=("$src")
+  rel=${rel%.cu}
+  for type in $(types_of "$rel"); do
+    if [[ ! $type =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+      echo "stage.sh: $src: bad type '$type' in its bench-types line" >&2
+      exit 2
+    fi
+    config=$rel
+    [[ $type == float ]] || config+=":$type"
+    selected "$config" "$@" && configs+=("$src $type $config")
+  done
 done
-if ((${#sources[@]} == 0)); then
+if ((${#configs[@]} == 0)); then
   echo "stage.sh: no sample matches" >&2
   exit 2
 fi
@@ -110,18 +137,24 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
 produced=0 refused=0
-for src in "${sources[@]}"; do
+for entry in "${configs[@]}"; do
+  read -r src type config <<<"$entry"
   rel=${src#samples/}
   rel=${rel%.cu}
   pass=${rel%%/*}
+  suffix=.cu defines=()
+  if [[ $type != float ]]; then
+    suffix=.$type.cu
+    defines=(-DSAMPLE_REAL="$type")
+  fi
   for variant in $(variants_of "$pass"); do
-    dst=$out_dir/$variant/$rel.cu
+    dst=$out_dir/$variant/$rel$suffix
     mkdir -p "$(dirname "$dst")"
     # A stale copy must not survive a failed rewrite and get benchmarked.
     rm -f "$dst"
     read -r -a vflags <<<"$(variant_flags "$pass" "$variant")"
     argv=("$tool" "${flags[@]}" "${vflags[@]}" "$src" -o "$dst" -- \
-      -I samples/common -I runtime/include)
+      -I samples/common -I runtime/include "${defines[@]}")
     echo "stage.sh: $src -> $dst" >&2
     rc=0
     "${argv[@]}" >"$tmp" 2>&1 || rc=$?
@@ -135,26 +168,26 @@ for src in "${sources[@]}"; do
       reason=$(refusal_of "$pass" "$variant" "$tmp")
     fi
     {
-      echo "==== stage $rel $variant"
+      echo "==== stage $config $variant"
       echo "\$ ${argv[*]}"
       cat "$tmp"
       if [[ -n $reason ]]; then
-        echo "STAGE $rel $variant exit=$rc status=refused: $reason"
+        echo "STAGE $config $variant exit=$rc status=refused: $reason"
       else
-        echo "STAGE $rel $variant exit=$rc status=ok"
+        echo "STAGE $config $variant exit=$rc status=ok"
       fi
     } >>"$log"
     if [[ -n $reason ]]; then
       rm -f "$dst"
       refused=$((refused + 1))
-      echo "stage.sh: $rel $variant REFUSED: $reason" >&2
+      echo "stage.sh: $config $variant REFUSED: $reason" >&2
     else
       produced=$((produced + 1))
     fi
   done
 done
-echo "stage.sh: ${#sources[@]} sample(s), $produced variant(s) rewritten into" \
-  "$out_dir, $refused refused or failed (log: $log)" >&2
+echo "stage.sh: ${#configs[@]} sample configuration(s), $produced variant(s)" \
+  "rewritten into $out_dir, $refused refused or failed (log: $log)" >&2
 if ((refused && !allow_refused)); then
   exit 1
 fi

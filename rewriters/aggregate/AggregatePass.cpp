@@ -7,6 +7,7 @@
 #include "rewriters/aggregate/ChildKernel.h"
 #include "rewriters/aggregate/DeviceMalloc.h"
 #include "rewriters/common/PassManager.h"
+#include "rewriters/common/SourceLines.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -379,31 +380,15 @@ private:
                            Version ? "_" + std::to_string(Version + 1) : ""};
   }
 
-  /// The start of the line after the one \p Loc's token ends on.
-  SourceLocation lineAfter(SourceLocation Loc) const {
-    SourceLocation End = Lexer::getLocForEndOfToken(SM.getExpansionLoc(Loc), 0,
-                                                    SM, Ctx.getLangOpts());
-    StringRef Buffer = SM.getBufferData(SM.getMainFileID());
-    size_t Newline = Buffer.find('\n', SM.getFileOffset(End));
-    unsigned Offset = Newline == StringRef::npos ? Buffer.size() : Newline + 1;
-    return SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(Offset);
-  }
 
-  bool check(Error E, SourceLocation Loc) {
-    if (!E)
-      return true;
-    DiagnosticsEngine &Diags = Ctx.getDiagnostics();
-    Diags.Report(
-        Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error, "aggregate: %0"))
-        << toString(std::move(E));
-    return false;
-  }
-
-  /// The start of the line \p Loc is on.
   SourceLocation lineStart(SourceLocation Loc) const {
-    Loc = SM.getExpansionLoc(Loc);
-    return SM.translateLineCol(SM.getFileID(Loc),
-                               SM.getExpansionLineNumber(Loc), 1);
+    return cuda_rewrite::lineStart(Ctx, Loc);
+  }
+  SourceLocation lineAfter(SourceLocation Loc) const {
+    return cuda_rewrite::lineAfter(Ctx, Loc);
+  }
+  bool check(Error E, SourceLocation Loc) {
+    return checkEdit(Ctx, std::move(E), Loc, "aggregate");
   }
 
   /// The argument struct, aggregated kernel and launch helpers, once per

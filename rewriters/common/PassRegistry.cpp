@@ -16,7 +16,7 @@ static const PassInfo Passes[] = {
     {PassId::Promote, "promote",
      "promote recursive device-side launches (KLAP)", false},
     {PassId::Systolic, "systolic",
-     "stencils and convolutions as software systolic arrays (SSAM)", false},
+     "stencils and convolutions as software systolic arrays (SSAM)", true},
     {PassId::Fuse, "fuse",
      "fuse image-processing stage chains into overlapped tiles "
      "(PolyMage-GPU)",

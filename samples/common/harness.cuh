@@ -22,10 +22,11 @@
 // version without dynamic parallelism). Output ends with exactly one line
 //
 //   RESULT sample=<name> median_ms=<x> min_ms=<x> max_rel_err=<e>
-//          mismatches=<n> unwritten=<n> stray=<n> bytes=<n> seed=<n>
-//          runs=<n> status=ok|FAIL
+//          mismatches=<n> unwritten=<n> stray=<n> bytes=<n> [cells=<n>]
+//          seed=<n> runs=<n> status=ok|FAIL
 //
-// (on one line) that bench/run.py parses; the exit status is non-zero on
+// (on one line) that bench/run.py parses; cells= (points written per run)
+// only from samples that pass it to report(). The exit status is non-zero on
 // FAIL. A failing CUDA call prints `RESULT sample=<name> status=FAIL` and
 // exits at once.
 //
@@ -42,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -424,23 +426,31 @@ Result measure(const Args &A, PoisonFn Poison, LaunchFn Launch,
 /// Prints a summary and the RESULT line; returns the exit status.
 /// \p BytesMoved is the least DRAM traffic the computation needs (each input
 /// read once, each output written once), the basis of bench/'s GB/s.
-inline int report(const Args &A, const Result &R, double BytesMoved) {
+/// \p Cells, where given, is the number of points a run computes (a
+/// stencil's written points), the basis of bench/'s GCells/s.
+inline int report(const Args &A, const Result &R, double BytesMoved,
+                  std::optional<size_t> Cells = std::nullopt) {
   const Check &C = R.Output;
-  std::printf("%s: median %.4f ms (min %.4f, max %.4f, %d runs), %.1f GB/s\n",
+  std::printf("%s: median %.4f ms (min %.4f, max %.4f, %d runs), %.1f GB/s",
               A.Name.c_str(), R.MedianMs, R.MinMs, R.MaxMs, R.Runs,
               BytesMoved / (R.MedianMs * 1e-3) / 1e9);
+  if (Cells)
+    std::printf(", %.2f GCells/s", double(*Cells) / (R.MedianMs * 1e-3) / 1e9);
+  std::printf("\n");
   std::printf("%s: max_rel_err %.3g, %zu mismatched, %zu unwritten, %zu "
               "written outside the output\n",
               A.Name.c_str(), C.MaxRelErr, C.Mismatches, C.Unwritten, C.Stray);
   if (!C.ok())
     std::printf("%s: first bad element %zu: got %.9g, want %.9g\n",
                 A.Name.c_str(), C.FirstBad, C.FirstBadGot, C.FirstBadWant);
+  std::string CellsField =
+      Cells ? " cells=" + std::to_string(*Cells) : std::string();
   std::printf("RESULT sample=%s median_ms=%.6f min_ms=%.6f max_rel_err=%.3g "
-              "mismatches=%zu unwritten=%zu stray=%zu bytes=%.0f seed=%llu "
+              "mismatches=%zu unwritten=%zu stray=%zu bytes=%.0f%s seed=%llu "
               "runs=%d status=%s\n",
               A.Name.c_str(), R.MedianMs, R.MinMs, C.MaxRelErr, C.Mismatches,
-              C.Unwritten, C.Stray, BytesMoved, (unsigned long long)A.Seed,
-              R.Runs, C.ok() ? "ok" : "FAIL");
+              C.Unwritten, C.Stray, BytesMoved, CellsField.c_str(),
+              (unsigned long long)A.Seed, R.Runs, C.ok() ? "ok" : "FAIL");
   std::fflush(stdout);
   return C.ok() ? 0 : 1;
 }

@@ -1,0 +1,98 @@
+//===- SystolicModel.cpp - Choosing P and the block size for SSAM ---------===//
+
+#include "analysis/SystolicModel.h"
+#include "analysis/GpuSpec.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
+
+namespace cuda_rewrite {
+
+static constexpr unsigned WarpSize = 32;
+static constexpr unsigned DefaultWarpsPerBlock = 4; // B = 128 (section 6.2).
+static constexpr unsigned OverheadRegisters2D = 32;
+static constexpr unsigned OverheadRegisters3D = 32;
+/// 3D: planes a warp streams through; the z window's first planes are
+/// loaded once per chunk, so longer chunks waste less.
+static constexpr unsigned DefaultPlanesPerWarp = 32;
+
+double systolicHaloRatio(const SystolicGeometry &G, unsigned RowsPerThread) {
+  double Cached = double(WarpSize) * (RowsPerThread + G.Rows - 1);
+  double Useful = double(WarpSize - (G.Columns - 1)) * RowsPerThread;
+  return (Cached - Useful) / Cached;
+}
+
+unsigned systolicCacheRegisters(const SystolicGeometry &G,
+                                unsigned RowsPerThread) {
+  unsigned PerValue = G.ElementBytes > 4 ? 2 : 1;
+  unsigned Cache = (RowsPerThread + G.Rows - 1) * G.Planes;
+  return (Cache + 1) * PerValue +
+         (G.Planes > 1 ? OverheadRegisters3D : OverheadRegisters2D);
+}
+
+unsigned systolicRegisters(const SystolicGeometry &G, unsigned RowsPerThread) {
+  unsigned PerValue = G.ElementBytes > 4 ? 2 : 1;
+  return systolicCacheRegisters(G, RowsPerThread) +
+         (G.WeightsInRegisters ? G.Taps * PerValue : 0);
+}
+
+SystolicShape chooseSystolicShape(const SystolicGeometry &G,
+                                  const GpuSpec &Gpu,
+                                  std::optional<unsigned> RowsOverride,
+                                  std::optional<unsigned> BlockOverride) {
+  SystolicShape S;
+  S.WarpsPerBlock =
+      BlockOverride ? std::max(1u, *BlockOverride / WarpSize) : DefaultWarpsPerBlock;
+  S.PlanesPerWarp = G.Planes > 1 ? DefaultPlanesPerWarp : 1;
+  // Half the SM's threads resident: the register budget per thread.
+  uint64_t RegisterFile = Gpu.RegistersPerSm ? Gpu.RegistersPerSm : 65536;
+  uint64_t Threads = Gpu.MaxThreadsPerSm ? Gpu.MaxThreadsPerSm : 2048;
+  unsigned Budget = unsigned(std::min<uint64_t>(
+      Gpu.MaxRegistersPerThread ? Gpu.MaxRegistersPerThread : 255,
+      RegisterFile / (Threads / 2)));
+  S.RegisterBudget = Budget;
+  if (RowsOverride) {
+    S.RowsPerThread = *RowsOverride;
+  } else {
+    S.RowsPerThread = 1;
+    for (unsigned P = MaxRowsPerThread; P > 1; P /= 2)
+      if (systolicCacheRegisters(G, P) <= Budget) {
+        S.RowsPerThread = P;
+        break;
+      }
+  }
+  S.EstimatedRegisters = systolicRegisters(G, S.RowsPerThread);
+  // Ask for as many resident blocks as the estimate allows (rounded up to
+  // the allocation granularity of 8), so the compiler neither spills nor
+  // takes registers the estimate does not need.
+  unsigned PerThread =
+      std::max(Budget, (S.EstimatedRegisters + 7) / 8 * 8);
+  S.MinBlocksPerSm = std::max<unsigned>(
+      1, unsigned(RegisterFile /
+                  (uint64_t(S.WarpsPerBlock) * WarpSize * PerThread)));
+  S.HaloRatio = systolicHaloRatio(G, S.RowsPerThread);
+  unsigned Cached = S.RowsPerThread + G.Rows - 1;
+  std::string Rows =
+      RowsOverride
+          ? llvm::formatv("p({0}) as given", S.RowsPerThread).str()
+          : llvm::formatv("P = {0} rows per thread, the most (up to {1}) "
+                          "whose cache (~{2} registers) fits the budget of {3} "
+                          "that keeps half of the {4}'s threads resident",
+                          S.RowsPerThread, MaxRowsPerThread,
+                          systolicCacheRegisters(G, S.RowsPerThread), Budget,
+                          Gpu.Name.empty() ? "GPU" : Gpu.Name)
+                .str();
+  S.Why = llvm::formatv(
+      "{0}; each thread caches {1} row{2}{3}, so {4:P0} of what a warp loads "
+      "is halo (section 5.3); {5} threads per block{6}",
+      Rows, Cached, Cached == 1 ? "" : "s",
+      G.Planes > 1 ? llvm::formatv(" in each of {0} planes", G.Planes).str()
+                   : "",
+      S.HaloRatio, S.WarpsPerBlock * WarpSize,
+      BlockOverride ? " as given" : " (the paper's B = 128)");
+  if (G.Planes > 1)
+    S.Why += llvm::formatv("; each warp streams {0} planes along z",
+                           S.PlanesPerWarp);
+  return S;
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,586 @@
+//===- SystolicCodeGen.cpp - The SSAM kernel and its launcher -------------===//
+
+#include "rewriters/systolic/SystolicCodeGen.h"
+#include "clang/AST/Decl.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <set>
+
+using namespace clang;
+using llvm::formatv;
+
+namespace cuda_rewrite {
+
+std::string systolicKernelName(const SystolicPlan &Plan) {
+  return Plan.Kernel->getNameAsString() + "_systolic";
+}
+
+std::string systolicLauncherName(const SystolicPlan &Plan) {
+  return systolicKernelName(Plan) + "_launch";
+}
+
+namespace {
+
+static const char *const Axis[3] = {"x", "y", "z"};
+static const char *const AxisUpper[3] = {"X", "Y", "Z"};
+
+/// "+ 2", "- 1" or "" for an offset added to an expression.
+std::string plus(int64_t V) {
+  if (V == 0)
+    return "";
+  return (V > 0 ? " + " : " - ") + std::to_string(V > 0 ? V : -V);
+}
+
+class Generator {
+public:
+  Generator(const SystolicPlan &Plan, const SystolicShape &Shape,
+            const std::string &Summary)
+      : Plan(Plan), Shape(Shape), Summary(Summary),
+        Ctx(Plan.Kernel->getASTContext()) {
+    collectTakenNames();
+  }
+
+  std::string run() {
+    std::string Out;
+    Out += shapeStruct();
+    Out += "\n" + kernel();
+    Out += "\n" + launcher();
+    return Out;
+  }
+
+private:
+  //===-- Names -----------------------------------------------------------===//
+
+  /// Identifiers the generated code must not shadow: the parameters and
+  /// every name in the texts taken from the kernel.
+  void collectTakenNames() {
+    for (const ParmVarDecl *P : Plan.Kernel->parameters())
+      Taken.insert(P->getNameAsString());
+    auto Scan = [this](llvm::StringRef Text) {
+      for (size_t I = 0; I < Text.size();) {
+        if (llvm::isAlpha(Text[I]) || Text[I] == '_' || Text[I] == '$') {
+          size_t J = I + 1;
+          while (J < Text.size() && (llvm::isAlnum(Text[J]) || Text[J] == '_'))
+            ++J;
+          if (Text[I] != '$') // StagedFilterToken is ours.
+            Taken.insert(Text.substr(I, J - I).str());
+          I = J;
+        } else {
+          ++I;
+        }
+      }
+    };
+    for (const SystolicTap &T : Plan.Taps)
+      Scan(T.Weight);
+    for (const BoxBound &B : Plan.Bounds)
+      Scan(B.Value);
+    for (const ArrayIndexing *I : {&Plan.Output, &Plan.Input}) {
+      for (const auto &S : I->Strides)
+        for (const std::string &T : S)
+          Scan(T);
+      for (const std::string &R : I->Rest)
+        Scan(R);
+    }
+  }
+
+  /// \p Name, or Name_ (repeatedly) when the kernel already uses it.
+  std::string local(llvm::StringRef Name) {
+    auto Known = Locals.find(Name.str());
+    if (Known != Locals.end())
+      return Known->second;
+    std::string N = Name.str();
+    while (Taken.count(N))
+      N += "_";
+    Taken.insert(N);
+    return Locals[Name.str()] = N;
+  }
+
+  std::string kernelName() const { return systolicKernelName(Plan); }
+  std::string shapeName() const { return kernelName() + "_shape"; }
+  std::string type() const { return Plan.ElementType; }
+  int64_t halo() const { return Plan.columns() - 1; }
+  bool is3D() const { return Plan.Rank == 3; }
+
+  /// The original parameters as written, and the names to forward.
+  std::vector<std::string> parameterTexts() const {
+    std::vector<std::string> Texts;
+    const SourceManager &SM = Ctx.getSourceManager();
+    for (const ParmVarDecl *P : Plan.Kernel->parameters())
+      Texts.push_back(
+          Lexer::getSourceText(
+              CharSourceRange::getTokenRange(P->getSourceRange()), SM,
+              Ctx.getLangOpts())
+              .str());
+    return Texts;
+  }
+  std::vector<std::string> extentNames() {
+    std::vector<std::string> Names;
+    for (unsigned D = 0; D != Plan.Rank; ++D)
+      Names.push_back(local(std::string("extent") + AxisUpper[D]));
+    return Names;
+  }
+
+  //===-- The shape -------------------------------------------------------===//
+
+  std::string shapeStruct() {
+    std::string S = formatv("/// The shape cuda-rewrite chose for {0} "
+                            "(--remarks says why).\n"
+                            "struct {1} {{\n",
+                            kernelName(), shapeName());
+    S += formatv("  static constexpr int Rows = {0};   // P: output rows per "
+                 "thread\n",
+                 Shape.RowsPerThread);
+    S += formatv("  static constexpr int Cached = {0}; // C = P + N - 1: rows "
+                 "each thread keeps in registers\n",
+                 Shape.RowsPerThread + Plan.rows() - 1);
+    S += formatv("  static constexpr int Halo = {0};   // M - 1: lanes that "
+                 "only feed their neighbours\n",
+                 halo());
+    S += formatv("  static constexpr int Columns = 32 - Halo; // output "
+                 "columns per warp\n");
+    S += formatv("  static constexpr int Warps = {0};  // per block\n",
+                 Shape.WarpsPerBlock);
+    S += formatv("  static constexpr int MinBlocks = {0}; // resident per "
+                 "SM (~{1} registers per thread)\n",
+                 Shape.MinBlocksPerSm, Shape.EstimatedRegisters);
+    if (is3D()) {
+      S += formatv("  static constexpr int Window = {0}; // planes in the z "
+                   "window\n",
+                   Plan.planes());
+      S += formatv("  static constexpr int Planes = {0}; // output planes "
+                   "each warp streams through\n",
+                   Shape.PlanesPerWarp);
+    }
+    S += "};\n";
+    return S;
+  }
+
+  //===-- The kernel ------------------------------------------------------===//
+
+  std::string comment() const {
+    std::string Name = Plan.Kernel->getNameAsString();
+    std::string In = Plan.Input.Array->getNameAsString();
+    std::string C = formatv(
+        "// {0}: {1} rewritten by cuda-rewrite as a software systolic array\n"
+        "// (SSAM, seed 002, Listings 1 and 2). {2}.\n"
+        "// Each warp keeps a 32-lane x Cached-row window of '{3}' in "
+        "registers{4};\n"
+        "// for each output row, a lane adds up the taps of one column and "
+        "passes the\n"
+        "// partial sum one lane up (__shfl_up_sync) to add the next "
+        "column's, so\n"
+        "// lanes Halo..31 end with finished points. It writes exactly the "
+        "points\n"
+        "// {1} writes, with the same weights (summed in another order).\n",
+        kernelName(), Name, Summary, In,
+        is3D() ? ", one per plane of the z window, and\n// streams along z" : "");
+    return C;
+  }
+
+  std::string kernel() {
+    std::string K = comment();
+    std::vector<std::string> Params = parameterTexts();
+    for (const std::string &E : extentNames())
+      Params.push_back("long long " + E);
+    K += formatv("__global__ void __launch_bounds__({0}::Warps * 32, "
+                 "{0}::MinBlocks)\n"
+                 "{1}({2}) {{\n",
+                 shapeName(), kernelName(), llvm::join(Params, ", "));
+    K += formatv("  using Shape = {0};\n", shapeName());
+    K += stageFilter();
+    K += box();
+    K += tile();
+    K += is3D() ? body3D() : body2D();
+    K += "}\n";
+    return K;
+  }
+
+  std::string stageFilter() {
+    if (!Plan.Filter)
+      return "";
+    const StagedFilter &F = *Plan.Filter;
+    int64_t Count = F.Last - F.First + 1;
+    std::string Filter = local("filter");
+    std::string I = local("k");
+    return formatv(
+        "  // The filter, shared by the block (seed 002, section 4.6): "
+        "'{0}'[{1}..{2}].\n"
+        "  __shared__ {3} {4}[{5}];\n"
+        "  for (int {6} = threadIdx.x; {6} < {5}; {6} += blockDim.x)\n"
+        "    {4}[{6}] = {0}[{6}{7}];\n"
+        "  __syncthreads();\n",
+        F.Name, F.First, F.Last, F.ElementType, Filter, Count, I,
+        plus(F.First));
+  }
+
+  /// The box of coordinates the original writes.
+  std::string box() {
+    std::string S = "  // The points the original kernel writes: its "
+                    "launch's threads, cut by its guard.\n";
+    std::vector<std::string> Extents = extentNames();
+    for (unsigned D = 0; D != Plan.Rank; ++D) {
+      // Numbers fold; other limits are compared at run time.
+      int64_t Lowest = 0;
+      std::vector<std::string> Lower, Upper = {Extents[D]};
+      for (const BoxBound &B : Plan.Bounds) {
+        if (B.Dim != D)
+          continue;
+        if (B.IsLower && B.Constant)
+          Lowest = std::max(Lowest, *B.Constant);
+        else
+          (B.IsLower ? Lower : Upper)
+              .push_back(B.Constant ? std::to_string(*B.Constant) + "LL"
+                                    : B.Value);
+      }
+      std::string Lo = std::to_string(Lowest) + "LL", Hi;
+      for (const std::string &L : Lower)
+        Lo = "max(" + Lo + ", " + L + ")";
+      for (const std::string &U : Upper)
+        Hi = Hi.empty() ? U : "min(" + Hi + ", " + U + ")";
+      S += formatv("  const long long {0} = {1}, {2} = {3};\n",
+                   local(std::string(Axis[D]) + "Begin"), Lo,
+                   local(std::string(Axis[D]) + "End"), Hi);
+    }
+    return S;
+  }
+
+  std::string begin(unsigned D) { return local(std::string(Axis[D]) + "Begin"); }
+  std::string end(unsigned D) { return local(std::string(Axis[D]) + "End"); }
+
+  /// The warp's columns, and the part of the needed-point test that only
+  /// depends on the lane's column.
+  std::string tile() {
+    std::string S;
+    S += formatv("  const int {0} = threadIdx.x % 32;\n", local("lane"));
+    S += formatv("  const long long {0} =\n"
+                 "      ((long long)blockIdx.x * Shape::Warps + threadIdx.x / "
+                 "32) * Shape::Columns;\n",
+                 local("tileX"));
+    S += formatv("  if ({0} >= {1} || {0} + Shape::Columns <= {2})\n"
+                 "    return; // The whole warp is outside.\n",
+                 local("tileX"), end(0), begin(0));
+    S += formatv("  const long long {0} = {1} + {2}{3}; // This lane's "
+                 "input column.\n",
+                 local("col"), local("tileX"), local("lane"),
+                 plus(Plan.Range[0].First));
+    S += "  // Whether the original reads this column (for each group of "
+         "taps).\n";
+    for (size_t G = 0; G != Plan.Reads.size(); ++G) {
+      size_t Same = 0;
+      while (Plan.Reads[Same].XRuns != Plan.Reads[G].XRuns)
+        ++Same;
+      FlagOfGroup.push_back(Same);
+      if (Same != G)
+        continue; // An earlier group reads the same columns.
+      std::vector<std::string> Alts;
+      for (const TapRun &R : Plan.Reads[G].XRuns)
+        Alts.push_back(formatv("({0} >= {1}{2} && {0} < {3}{4})", local("col"),
+                               begin(0), plus(R.First), end(0), plus(R.Last)));
+      S += formatv("  const bool {0} = {1};\n", columnFlag(G),
+                   llvm::join(Alts, " || "));
+    }
+    return S;
+  }
+
+  std::string columnFlag(size_t G) {
+    return local("readsColumn" + std::to_string(FlagOfGroup[G]));
+  }
+
+  /// Whether the original reads the input at (col, Row[, Plane]).
+  std::string needed(const std::string &Row, const std::string &Plane,
+                     const std::string &Indent) {
+    std::vector<std::string> Alts;
+    for (size_t G = 0; G != Plan.Reads.size(); ++G) {
+      const ReadGroup &R = Plan.Reads[G];
+      std::string A = formatv("({0} && {1} >= {2}{3} && {1} < {4}{5}",
+                              columnFlag(G), Row, begin(1), plus(R.Y.First),
+                              end(1), plus(R.Y.Last));
+      if (!Plane.empty())
+        A += formatv(" && {0} >= {1}{2} && {0} < {3}{4}", Plane, begin(2),
+                     plus(R.Z.First), end(2), plus(R.Z.Last));
+      Alts.push_back(A + ")");
+    }
+    return llvm::join(Alts, " ||\n" + Indent);
+  }
+
+  /// `for (i) Statement`, unrolled: one statement for each of the P rows.
+  std::string eachRow(const std::string &Indent, const std::string &Statement) {
+    return formatv("{0}#pragma unroll\n"
+                   "{0}for (int {1} = 0; {1} < Shape::Rows; ++{1})\n"
+                   "{0}  {2}\n",
+                   Indent, local("i"), Statement);
+  }
+
+  /// The partial sums of all P rows, column by column (seed 002, Listing
+  /// 1 with the row loop innermost, so that each weight is read once per
+  /// thread rather than once per row); \p Cache(dz) names the registers of
+  /// plane offset dz.
+  std::string sums(const std::function<std::string(int64_t)> &Cache,
+                   const std::string &Indent) {
+    std::string Sum = local("sum"), I = local("i");
+    std::string S = formatv("{0}{1} {2}[Shape::Rows] = {{};\n", Indent, type(),
+                            Sum);
+    std::string Shift =
+        formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, {0}[{1}], 1);", Sum, I);
+    if (Plan.Loop) {
+      const FilterLoop &L = *Plan.Loop;
+      std::string M = local("m"), N = local("n"), Z = local("dz");
+      std::string Index = std::to_string(L.Base);
+      auto Term = [&](unsigned D, const std::string &Var, int64_t First) {
+        if (L.Stride[D] == 0)
+          return;
+        Index += formatv(" + {0} * ({1}{2})", L.Stride[D], Var, plus(First));
+      };
+      Term(0, M, Plan.Range[0].First);
+      Term(1, N, Plan.Range[1].First);
+      if (is3D())
+        Term(2, Z, Plan.Range[2].First);
+      bool Staged = L.Source == StagedFilterToken;
+      std::string Weight =
+          (Staged ? local("filter") : L.Source) + "[" + Index + "]";
+      if (!Staged)
+        Weight = type() + "(" + Weight + ")";
+      if (L.Scale != 1.0)
+        Weight = exactLiteral(L.Scale, !Plan.IsDouble) + " * " + Weight;
+      std::string In = Indent + "  ";
+      S += formatv("{0}#pragma unroll\n"
+                   "{0}for (int {1} = 0; {1} < {2}; ++{1}) {{ // Columns "
+                   "x{3} .. x{4}.\n"
+                   "{5}if ({1} > 0)\n",
+                   Indent, M, Plan.columns(), plus(Plan.Range[0].First),
+                   plus(Plan.Range[0].Last), In);
+      S += eachRow(In + "  ", Shift);
+      std::string Cached = Cache(0);
+      if (is3D()) {
+        S += formatv("{0}#pragma unroll\n"
+                     "{0}for (int {1} = 0; {1} < Shape::Window; ++{1}) {{\n",
+                     In, Z);
+        Cached = local("window") + "[" + Z + "]";
+        In += "  ";
+      }
+      std::string W = local("weight");
+      S += formatv("{0}#pragma unroll\n"
+                   "{0}for (int {1} = 0; {1} < {2}; ++{1}) {{\n"
+                   "{0}  const {3} {4} = {5};\n",
+                   In, N, Plan.rows(), type(), W, Weight);
+      S += eachRow(In + "  ",
+                   formatv("{0}[{1}] = fma({2}, {3}[{1} + {4}], {0}[{1}]);",
+                           Sum, I, W, Cached, N));
+      S += In + "}\n";
+      if (is3D())
+        S += Indent + "  }\n";
+      S += Indent + "}\n";
+      return S;
+    }
+    for (int64_t X = Plan.Range[0].First; X <= Plan.Range[0].Last; ++X) {
+      if (X != Plan.Range[0].First) {
+        S += formatv("{0}// Pass the partial sums one lane up.\n", Indent);
+        S += eachRow(Indent, Shift);
+      }
+      S += formatv("{0}// Column x{1}.\n", Indent, plus(X));
+      for (const SystolicTap &T : Plan.Taps) {
+        if (T.Offset[0] != X)
+          continue;
+        std::string V = formatv("{0}[{1}{2}]", Cache(T.Offset[2]), I,
+                                plus(T.Offset[1] - Plan.Range[1].First));
+        S += eachRow(Indent, formatv("{0}[{1}] = fma({2}, {3}, {0}[{1}]);", Sum,
+                                     I, weight(T), V));
+      }
+    }
+    return S;
+  }
+
+  /// The tap's weight, naming the staged filter.
+  std::string weight(const SystolicTap &T) {
+    std::string W = T.Weight;
+    llvm::StringRef Token = StagedFilterToken;
+    for (size_t At; (At = W.find(Token.str())) != std::string::npos;)
+      W.replace(At, Token.size(), local("filter"));
+    return W;
+  }
+
+  /// Stores the P rows' sums where the original writes.
+  std::string store(const std::string &Plane, const std::string &Indent) {
+    std::string OutX = local("outX"), OutY = local("outY"), I = local("i");
+    std::array<std::string, 3> At = {OutX, OutY, Plane};
+    std::string S = formatv("{0}const long long {1} = {2} + {3} - Shape::Halo;\n"
+                            "{0}if ({3} >= Shape::Halo && {1} >= {4} && "
+                            "{1} < {5}",
+                            Indent, OutX, local("tileX"), local("lane"),
+                            begin(0), end(0));
+    if (!Plane.empty())
+      S += formatv(" && {0} >= {1}", Plane, begin(2));
+    S += ") {\n";
+    S += formatv("{0}  #pragma unroll\n"
+                 "{0}  for (int {1} = 0; {1} < Shape::Rows; ++{1}) {{\n"
+                 "{0}    const long long {2} = {3} + {1};\n"
+                 "{0}    if ({2} >= {4} && {2} < {5})\n"
+                 "{0}      {6} = {7}[{1}];\n"
+                 "{0}  }\n"
+                 "{0}}\n",
+                 Indent, I, OutY, local("tileY"), begin(1), end(1),
+                 Plan.Output.element(At), local("sum"));
+    return S;
+  }
+
+  std::string rowLoopHead() {
+    std::string TileY = local("tileY");
+    return formatv(
+        "  for (long long {0} = (long long)blockIdx.y * Shape::Rows; {0} < {1};\n"
+        "       {0} += (long long)gridDim.y * Shape::Rows) {{\n"
+        "    if ({0} + Shape::Rows <= {2})\n"
+        "      continue;\n",
+        TileY, end(1), begin(1));
+  }
+
+  /// Loads Shape::Cached rows of one plane into \p Target[c].
+  std::string loadRows(const std::string &Target, const std::string &PlaneExpr,
+                       const std::string &Indent) {
+    std::string C = local("c"), Row = local("row"), Plane = local("plane");
+    std::string S = formatv("{0}#pragma unroll\n"
+                            "{0}for (int {1} = 0; {1} < Shape::Cached; ++{1}) "
+                            "{{\n"
+                            "{0}  const long long {2} = {3} + {1}{4};\n",
+                            Indent, C, Row, local("tileY"),
+                            plus(Plan.Range[1].First));
+    if (!PlaneExpr.empty())
+      S += formatv("{0}  const long long {1} = {2};\n", Indent, Plane,
+                   PlaneExpr);
+    std::array<std::string, 3> At = {local("col"), Row, Plane};
+    S += formatv("{0}  {1}[{2}] = {3}\n"
+                 "{0}      ? {4}\n"
+                 "{0}      : {5}(0);\n"
+                 "{0}}\n",
+                 Indent, Target, C,
+                 needed(Row, PlaneExpr.empty() ? "" : Plane, Indent + "      "),
+                 Plan.Input.element(At), type());
+    return S;
+  }
+
+  std::string body2D() {
+    std::string V = local("cache");
+    std::string S = rowLoopHead();
+    S += formatv("    {0} {1}[Shape::Cached];\n", type(), V);
+    S += loadRows(V, "", "    ");
+    S += sums([&](int64_t) { return V; }, "    ");
+    S += store("", "    ");
+    S += "  }\n";
+    return S;
+  }
+
+  std::string body3D() {
+    std::string W = local("window"), Z = local("z"), K = local("w");
+    std::string TileZ = local("tileZ");
+    std::string S = rowLoopHead();
+    S += formatv(
+        "    for (long long {0} = (long long)blockIdx.z * Shape::Planes; {0} < "
+        "{1};\n"
+        "         {0} += (long long)gridDim.z * Shape::Planes) {{\n"
+        "      if ({0} + Shape::Planes <= {2})\n"
+        "        continue;\n",
+        TileZ, end(2), begin(2));
+    S += formatv("      // {0}[{1}] holds plane z{2} + {1} for output plane z.\n"
+                 "      {3} {0}[Shape::Window][Shape::Cached];\n"
+                 "#pragma unroll\n"
+                 "      for (int {1} = 1; {1} < Shape::Window; ++{1}) {{\n",
+                 W, K, plus(Plan.Range[2].First), type());
+    S += loadRows(W + "[" + K + "]",
+                  formatv("{0} + {1} - 1{2}", TileZ, K, plus(Plan.Range[2].First)),
+                  "        ");
+    S += "      }\n";
+    S += formatv("      for (long long {0} = {1}; {0} < {1} + Shape::Planes && "
+                 "{0} < {2}; ++{0}) {{\n",
+                 Z, TileZ, end(2));
+    S += formatv("        // Rotate the window and load its new last plane.\n"
+                 "#pragma unroll\n"
+                 "        for (int {0} = 0; {0} + 1 < Shape::Window; ++{0})\n"
+                 "#pragma unroll\n"
+                 "          for (int {1} = 0; {1} < Shape::Cached; ++{1})\n"
+                 "            {2}[{0}][{1}] = {2}[{0} + 1][{1}];\n",
+                 K, local("c"), W);
+    S += loadRows(W + "[Shape::Window - 1]",
+                  formatv("{0}{1}", Z, plus(Plan.Range[2].Last)), "        ");
+    S += sums(
+        [&](int64_t DZ) {
+          return W + "[" + std::to_string(DZ - Plan.Range[2].First) + "]";
+        },
+        "        ");
+    S += store(Z, "        ");
+    S += "      }\n    }\n  }\n";
+    return S;
+  }
+
+  //===-- The launcher ----------------------------------------------------===//
+
+  std::string launcher() {
+    std::string Grid = local("grid"), Block = local("block");
+    std::string Shared = local("sharedBytes"), Stream = local("stream");
+    std::vector<std::string> Params = {"dim3 " + Grid, "dim3 " + Block,
+                                       "size_t " + Shared,
+                                       "cudaStream_t " + Stream};
+    std::vector<std::string> Texts = parameterTexts();
+    Params.insert(Params.end(), Texts.begin(), Texts.end());
+    std::vector<std::string> Args;
+    for (const ParmVarDecl *P : Plan.Kernel->parameters())
+      Args.push_back(P->getNameAsString());
+    std::vector<std::string> Extents = extentNames();
+    std::string PerBlock = local("perBlock"), New = local("systolicGrid");
+    std::string Name = Plan.Kernel->getNameAsString();
+    std::string S = formatv(
+        "/// Launches {0} over the points that\n"
+        "/// {1}<<<{5}, {6}, {7}, {8}>>>(...) computes ({1} uses no "
+        "dynamic\n"
+        "/// shared memory, so {7} is not needed).\n"
+        "static void {2}({3}) {{\n"
+        "  using Shape = {4};\n"
+        "  (void){7};\n",
+        kernelName(), Name, systolicLauncherName(Plan), llvm::join(Params, ", "),
+        shapeName(), Grid, Block, Shared, Stream);
+    for (unsigned D = 0; D != Plan.Rank; ++D)
+      S += formatv("  const long long {0} = (long long){1}.{3} * {2}.{3};\n",
+                   Extents[D], Grid, Block, Axis[D]);
+    // Rows and planes past grid limit 65535 are reached by the kernel's
+    // grid-stride loops.
+    auto Blocks = [](const std::string &Extent, const std::string &Per,
+                     bool Capped) {
+      std::string N = "(" + Extent + " + " + Per + " - 1) / " + Per;
+      return Capped ? "(unsigned)(" + N + " < 65535 ? " + N + " : 65535)"
+                    : "(unsigned)(" + N + ")";
+    };
+    S += formatv("  const long long {0} = (long long)Shape::Warps * "
+                 "Shape::Columns;\n",
+                 PerBlock);
+    S += formatv("  const dim3 {0}({1},\n               {2}", New,
+                 Blocks(Extents[0], PerBlock, false),
+                 Blocks(Extents[1], "Shape::Rows", true));
+    if (is3D())
+      S += ",\n               " + Blocks(Extents[2], "Shape::Planes", true);
+    S += ");\n";
+    std::vector<std::string> CallArgs = Args;
+    CallArgs.insert(CallArgs.end(), Extents.begin(), Extents.end());
+    S += formatv("  {0}<<<{1}, Shape::Warps * 32, 0, {2}>>>({3});\n"
+                 "}\n",
+                 kernelName(), New, Stream, llvm::join(CallArgs, ", "));
+    return S;
+  }
+
+  const SystolicPlan &Plan;
+  const SystolicShape &Shape;
+  const std::string &Summary;
+  const ASTContext &Ctx;
+  std::set<std::string> Taken;
+  std::vector<size_t> FlagOfGroup; ///< The column flag each read group uses.
+  std::map<std::string, std::string> Locals;
+};
+
+} // namespace
+
+std::string generateSystolicCode(const SystolicPlan &Plan,
+                                 const SystolicShape &Shape,
+                                 const std::string &Summary) {
+  return Generator(Plan, Shape, Summary).run();
+}
+
+} // namespace cuda_rewrite

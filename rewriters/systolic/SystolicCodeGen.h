@@ -1,0 +1,34 @@
+//===- SystolicCodeGen.h - The SSAM kernel and its launcher -----*- C++ -*-===//
+//
+// Writes, for a planned stencil kernel K:
+//  - `struct K_systolic_shape`: the chosen P, warps per block and halo;
+//  - `__global__ void K_systolic(...)`: K's parameters plus the extent of
+//    K's launch. Each warp caches a 32-lane x C-row window of the input in
+//    registers, sums each column of taps and shifts the partial sum one lane
+//    up (seed 002, Listings 1 and 2); in 3D the window holds a plane per z
+//    offset and the warp streams along z, rotating planes through it;
+//  - `void K_systolic_launch(grid, block, sharedBytes, stream, ...)`: what
+//    a launch `K<<<grid, block, sharedBytes, stream>>>(...)` becomes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICCODEGEN_H
+#define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICCODEGEN_H
+
+#include "analysis/SystolicModel.h"
+#include "rewriters/systolic/SystolicPlan.h"
+#include <string>
+
+namespace cuda_rewrite {
+
+std::string systolicKernelName(const SystolicPlan &Plan);
+std::string systolicLauncherName(const SystolicPlan &Plan);
+
+/// The shape struct, the kernel and the launcher, in that order.
+/// \p Summary describes the stencil (describeOffsets) for the comment.
+std::string generateSystolicCode(const SystolicPlan &Plan,
+                                 const SystolicShape &Shape,
+                                 const std::string &Summary);
+
+} // namespace cuda_rewrite
+
+#endif

@@ -1,0 +1,173 @@
+//===- SystolicPass.cpp - Stencils as software systolic arrays ------------===//
+
+#include "rewriters/systolic/SystolicPass.h"
+#include "analysis/LaunchSites.h"
+#include "analysis/StencilAccess.h"
+#include "analysis/SystolicModel.h"
+#include "rewriters/common/PassManager.h"
+#include "rewriters/common/SourceLines.h"
+#include "rewriters/systolic/SystolicCodeGen.h"
+#include "rewriters/systolic/SystolicPlan.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+class SystolicRewriter {
+public:
+  explicit SystolicRewriter(PassContext &Context)
+      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()),
+        Launches(findLaunchSites(Ctx)) {}
+
+  bool rewrite(const Candidate &C) {
+    const FunctionDecl *Kernel = C.Function;
+    StencilResult Analysis = analyzeStencil(*Kernel);
+    if (!Analysis)
+      return refuse(C, "no stencil shape: " + Analysis.Refusal);
+    SystolicPlanResult Planned = planSystolic(*Analysis.Shape, Ctx);
+    if (!Planned.Plan)
+      return refuse(C, Planned.Refusal);
+    const SystolicPlan &Plan = *Planned.Plan;
+    std::vector<const LaunchSite *> Sites;
+    if (std::string Why = hostLaunches(Kernel, Sites); !Why.empty())
+      return refuse(C, Why);
+    std::optional<unsigned> P, Block;
+    if (std::string Why = clauses(C, P, Block); !Why.empty())
+      return refuse(C, Why);
+    SystolicShape Shape = chooseSystolicShape(Plan.Geometry, Context.Gpu, P,
+                                              Block);
+    std::string Summary = describeOffsets(*Analysis.Shape);
+    std::string Code = generateSystolicCode(Plan, Shape, Summary);
+    const FunctionDecl *Def = Kernel->getDefinition();
+    if (!check(Context.Edits.addDefinition(
+                   "systolic/" + Kernel->getNameAsString(), "\n" + Code,
+                   lineAfter(Ctx, Def->getEndLoc())),
+               C.Loc))
+      return false;
+    for (const LaunchSite *S : Sites)
+      if (!rewriteLaunch(*S, Plan))
+        return false;
+    Context.Remark.applied(
+        C.Loc, PassId::Systolic,
+        llvm::formatv("'{0}' runs as {1} ({2}; {3} launch{4} rewritten): {5}",
+                      Kernel->getNameAsString(), systolicKernelName(Plan),
+                      Summary, Sites.size(), Sites.size() == 1 ? "" : "es",
+                      Shape.Why));
+    return true;
+  }
+
+private:
+  bool refuse(const Candidate &C, const std::string &Why) {
+    Context.Remark.refused(C.Loc, PassId::Systolic, "not rewritten: " + Why);
+    return true;
+  }
+
+  bool check(llvm::Error E, SourceLocation Loc) {
+    return checkEdit(Ctx, std::move(E), Loc, "systolic");
+  }
+
+  /// The host launches of \p Kernel, or why they cannot all be rewritten.
+  std::string hostLaunches(const FunctionDecl *Kernel,
+                           std::vector<const LaunchSite *> &Sites) const {
+    const FunctionDecl *Def = Kernel->getDefinition();
+    for (const LaunchSite &S : Launches) {
+      if (!S.Callee ||
+          S.Callee->getCanonicalDecl() != Kernel->getCanonicalDecl())
+        continue;
+      unsigned Line = SM.getPresumedLineNumber(S.Call->getBeginLoc());
+      std::string At = " (line " + std::to_string(Line) + ")";
+      if (S.FromDevice)
+        return "it is launched from device code" + At +
+               "; only host launches are rewritten";
+      if (S.InMacro || S.InTemplate)
+        return std::string("a launch") + At + " is inside a " +
+               (S.InMacro ? "macro" : "template");
+      if (SM.isBeforeInTranslationUnit(S.Call->getBeginLoc(),
+                                       Def->getEndLoc()))
+        return "a launch" + At + " comes before the kernel's definition, "
+               "where the generated launcher is not yet declared";
+      Sites.push_back(&S);
+    }
+    if (Sites.empty())
+      return "no host launch of '" + Kernel->getNameAsString() +
+             "' in this file to rewrite";
+    return "";
+  }
+
+  /// The p(..) and block(..) clauses, checked.
+  static std::string clauses(const Candidate &C, std::optional<unsigned> &P,
+                             std::optional<unsigned> &Block) {
+    if (!C.Annotation)
+      return "";
+    auto Value = [&](llvm::StringRef Name) -> std::optional<unsigned> {
+      const PragmaClause *Clause = C.Annotation->clause(Name);
+      unsigned V;
+      if (!Clause || Clause->Args.size() != 1 ||
+          llvm::StringRef(Clause->Args[0]).getAsInteger(10, V))
+        return std::nullopt;
+      return V;
+    };
+    P = Value("p");
+    Block = Value("block");
+    if (P && (*P < 1 || *P > 64))
+      return "p(" + std::to_string(*P) + ") is outside 1..64";
+    if (Block && (*Block % 32 || *Block < 32 || *Block > 1024))
+      return "block(" + std::to_string(*Block) +
+             ") is not a multiple of 32 between 32 and 1024";
+    return "";
+  }
+
+  /// `K<<<g, b, s, t>>>(args)` becomes `K_systolic_launch(g, b, s, t, args)`.
+  bool rewriteLaunch(const LaunchSite &S, const SystolicPlan &Plan) {
+    const CallExpr *Config = S.Call->getConfig();
+    std::vector<std::string> Args;
+    const char *Defaults[4] = {"", "", "0", "0"};
+    for (unsigned I = 0; I != 4; ++I) {
+      const Expr *A = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+      if (!A || isa<CXXDefaultArgExpr>(A))
+        Args.push_back(Defaults[I]);
+      else
+        Args.push_back(text(A));
+    }
+    for (const Expr *A : S.Call->arguments())
+      Args.push_back(text(A));
+    std::string Call =
+        systolicLauncherName(Plan) + "(" + llvm::join(Args, ", ") + ")";
+    return check(Context.Edits.replace(
+                     CharSourceRange::getTokenRange(S.Call->getSourceRange()),
+                     Call),
+                 S.Call->getBeginLoc());
+  }
+
+  std::string text(const Expr *E) const {
+    return Lexer::getSourceText(
+               CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+               Ctx.getLangOpts())
+        .str();
+  }
+
+  PassContext &Context;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  std::vector<LaunchSite> Launches;
+};
+
+} // namespace
+
+bool runSystolicPass(PassContext &Context,
+                     llvm::ArrayRef<const Candidate *> Kernels) {
+  if (Kernels.empty())
+    return true;
+  SystolicRewriter R(Context);
+  for (const Candidate *C : Kernels)
+    if (!R.rewrite(*C))
+      return false;
+  return true;
+}
+
+} // namespace cuda_rewrite

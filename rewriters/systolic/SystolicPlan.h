@@ -1,0 +1,120 @@
+//===- SystolicPlan.h - What an SSAM kernel computes, or why not -*- C++ -*-===//
+//
+// Turns a stencil's analysis (analysis/StencilAccess.h) into what the
+// generated kernel needs: the taps with their weights as C++ expressions,
+// the box of points the original kernel writes, and which input points it
+// reads (the generated kernel loads only those, so it touches no memory the
+// original did not). Everything the SSAM form cannot reproduce exactly is a
+// refusal with the reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPLAN_H
+#define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPLAN_H
+
+#include "analysis/StencilAccess.h"
+#include "analysis/SystolicModel.h"
+#include "clang/AST/ASTContext.h"
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// One offset with its total weight (points read twice are added).
+struct SystolicTap {
+  std::array<int64_t, 3> Offset = {0, 0, 0};
+  std::string Weight; ///< A C++ expression of the element type.
+  /// The tap is one element of a filter array with one subscript:
+  /// its index and the factor in front of it.
+  std::optional<int64_t> FilterIndex;
+  double FilterScale = 1.0;
+};
+
+/// A full box of taps whose weights are Source[Base + sum_d Stride[d] *
+/// offset_d] * Scale: the generated code loops over the filter (seed 002,
+/// Listing 1) instead of spelling out every tap.
+struct FilterLoop {
+  std::string Source; ///< StagedFilterToken or the array's name.
+  int64_t Base = 0;
+  std::array<int64_t, 3> Stride = {0, 0, 0};
+  double Scale = 1.0;
+};
+
+/// Points along x whose loads feed some output: x - dx in the written range
+/// for dx in [First, Last].
+struct TapRun {
+  int64_t First = 0, Last = 0;
+
+  friend bool operator==(const TapRun &A, const TapRun &B) {
+    return A.First == B.First && A.Last == B.Last;
+  }
+};
+
+/// The reads at offsets dz in [Z.First, Z.Last], dy in [Y.First, Y.Last],
+/// and dx in one of XRuns: the loads of a point are needed when it lies
+/// within one such group's reach of the written box.
+struct ReadGroup {
+  TapRun Z, Y;
+  std::vector<TapRun> XRuns;
+};
+
+/// Stands for the shared-memory copy of a staged filter in weight texts;
+/// code generation picks the name (one the kernel does not use).
+constexpr const char *StagedFilterToken = "$filter";
+
+/// A filter array read through a pointer, copied to shared memory first
+/// (seed 002, section 4.6): the elements [First, Last] it reads.
+struct StagedFilter {
+  std::string Name;
+  std::string ElementType;
+  int64_t First = 0, Last = 0;
+};
+
+/// One bound of the written box in coordinates (before the output's
+/// origin): coordinate >= Lower or coordinate < Upper, as source text.
+struct BoxBound {
+  unsigned Dim = 0;
+  bool IsLower = true;
+  std::string Value;
+  std::optional<int64_t> Constant; ///< When the limit is a number.
+};
+
+struct SystolicPlan {
+  const clang::FunctionDecl *Kernel = nullptr;
+  unsigned Rank = 2;
+  std::string ElementType;
+  bool IsDouble = false;
+  /// Offset range per dimension (x, y, z); z is [0, 0] in 2D.
+  std::array<TapRun, 3> Range;
+  /// Sorted by x, then z, then y: the order the partial sums visit them.
+  std::vector<SystolicTap> Taps;
+  std::vector<ReadGroup> Reads;
+  std::vector<BoxBound> Bounds;
+  std::optional<StagedFilter> Filter;
+  std::optional<FilterLoop> Loop;
+  ArrayIndexing Output, Input;
+  SystolicGeometry Geometry;
+
+  unsigned columns() const { return unsigned(Range[0].Last - Range[0].First + 1); }
+  unsigned rows() const { return unsigned(Range[1].Last - Range[1].First + 1); }
+  unsigned planes() const { return unsigned(Range[2].Last - Range[2].First + 1); }
+};
+
+struct SystolicPlanResult {
+  std::optional<SystolicPlan> Plan;
+  std::string Refusal;
+};
+
+/// The plan for \p Shape, or why the SSAM form would not compute exactly
+/// what the kernel does.
+SystolicPlanResult planSystolic(const StencilShape &Shape,
+                                const clang::ASTContext &Ctx);
+
+/// The shortest decimal spelling of \p V that reads back exactly as a float
+/// (\p AsFloat) or a double, with an `f` suffix for float.
+std::string exactLiteral(double V, bool AsFloat);
+
+} // namespace cuda_rewrite
+
+#endif
