@@ -5,13 +5,16 @@
 // loads a 32 x C window to produce (32 - (M - 1)) x P outputs. The paper's
 // halo model (section 5.3) measures the redundant part of that window,
 //   HR = (S*C - (S - (M-1)) * P) / (S*C),  S = 32,
-// which falls as P grows; registers (C values per plane of the z window,
-// two registers per double) bound P from above, since a thread that spills
-// its cache to local memory loses the point of it. The model takes the
-// largest P whose estimated register use keeps at least half the SM's
-// threads resident (enough loads in flight to cover DRAM latency on the
-// H100/H200; the GPU spec gives the register file), and the paper's 128
-// threads per block (4 warps: small blocks tile narrow domains evenly).
+// which falls as P grows. In 2D, registers (C values, two per double) bound
+// P from above, since a thread that spills its cache to local memory loses
+// the point of it: the model takes the largest P whose estimated registers
+// keep at least half the SM's threads resident (enough loads in flight to
+// cover DRAM latency on the H100/H200; the GPU spec gives the register
+// file). In 3D a warp streams along z and keeps one plane of C rows per z
+// offset, so registers grow Window times faster; the model takes the
+// smallest P whose halo is at most half of the loads. Blocks have the
+// paper's 128 threads (4 warps: small blocks tile narrow domains evenly).
+// Both rules were checked by a sweep of P on an H200 (bench/RESULTS.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_SYSTOLICMODEL_H
@@ -60,7 +63,10 @@ constexpr unsigned MaxRowsPerThread = 16;
 double systolicHaloRatio(const SystolicGeometry &G, unsigned RowsPerThread);
 
 /// Registers a thread needs for its cache, estimated: C per plane of the z
-/// window (doubled for 8-byte elements), a partial sum, and about 32 for addresses, bounds and loop state. The budget limits this part.
+/// window (doubled for 8-byte elements), a partial sum, and 16 for what stays
+/// live beside them (calibrated on the H200 sweep in bench/RESULTS.md: it
+/// makes the model pick the measured best P for float and double). The
+/// budget limits this part.
 unsigned systolicCacheRegisters(const SystolicGeometry &G,
                                 unsigned RowsPerThread);
 
