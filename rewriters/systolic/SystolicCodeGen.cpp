@@ -47,6 +47,10 @@ public:
     Out += shapeStruct();
     Out += "\n" + kernel();
     Out += "\n" + launcher();
+    // "@S" stands for the alias of the shape struct in generated code.
+    std::string Alias = local("Shape");
+    for (size_t At; (At = Out.find("@S")) != std::string::npos;)
+      Out.replace(At, 2, Alias);
     return Out;
   }
 
@@ -188,7 +192,7 @@ private:
                  "{0}::MinBlocks)\n"
                  "{1}({2}) {{\n",
                  shapeName(), kernelName(), llvm::join(Params, ", "));
-    K += formatv("  using Shape = {0};\n", shapeName());
+    K += formatv("  using @S = {0};\n", shapeName());
     K += stageFilter();
     K += box();
     K += tile();
@@ -236,9 +240,9 @@ private:
       }
       std::string Lo = std::to_string(Lowest) + "LL", Hi;
       for (const std::string &L : Lower)
-        Lo = "max(" + Lo + ", " + L + ")";
+        Lo = "::max(" + Lo + ", " + L + ")";
       for (const std::string &U : Upper)
-        Hi = Hi.empty() ? U : "min(" + Hi + ", " + U + ")";
+        Hi = Hi.empty() ? U : "::min(" + Hi + ", " + U + ")";
       S += formatv("  const long long {0} = {1}, {2} = {3};\n",
                    local(std::string(Axis[D]) + "Begin"), Lo,
                    local(std::string(Axis[D]) + "End"), Hi);
@@ -255,10 +259,10 @@ private:
     std::string S;
     S += formatv("  const int {0} = threadIdx.x % 32;\n", local("lane"));
     S += formatv("  const long long {0} =\n"
-                 "      ((long long)blockIdx.x * Shape::Warps + threadIdx.x / "
-                 "32) * Shape::Columns;\n",
+                 "      ((long long)blockIdx.x * @S::Warps + threadIdx.x / "
+                 "32) * @S::Columns;\n",
                  local("tileX"));
-    S += formatv("  if ({0} >= {1} || {0} + Shape::Columns <= {2})\n"
+    S += formatv("  if ({0} >= {1} || {0} + @S::Columns <= {2})\n"
                  "    return; // The whole warp is outside.\n",
                  local("tileX"), end(0), begin(0));
     S += formatv("  const long long {0} = {1} + {2}{3}; // This lane's "
@@ -308,7 +312,7 @@ private:
   /// `for (i) Statement`, unrolled: one statement for each of the P rows.
   std::string eachRow(const std::string &Indent, const std::string &Statement) {
     return formatv("{0}#pragma unroll\n"
-                   "{0}for (int {1} = 0; {1} < Shape::Rows; ++{1})\n"
+                   "{0}for (int {1} = 0; {1} < @S::Rows; ++{1})\n"
                    "{0}  {2}\n",
                    Indent, local("i"), Statement);
   }
@@ -320,7 +324,7 @@ private:
   std::string sums(const std::function<std::string(int64_t)> &Cache,
                    const std::string &Indent) {
     std::string Sum = local("sum"), I = local("i");
-    std::string S = formatv("{0}{1} {2}[Shape::Rows] = {{};\n", Indent, type(),
+    std::string S = formatv("{0}{1} {2}[@S::Rows] = {{};\n", Indent, type(),
                             Sum);
     std::string Shift =
         formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, {0}[{1}], 1);", Sum, I);
@@ -355,7 +359,7 @@ private:
       std::string Cached = Cache(0);
       if (is3D()) {
         S += formatv("{0}#pragma unroll\n"
-                     "{0}for (int {1} = 0; {1} < Shape::Window; ++{1}) {{\n",
+                     "{0}for (int {1} = 0; {1} < @S::Window; ++{1}) {{\n",
                      In, Z);
         Cached = local("window") + "[" + Z + "]";
         In += "  ";
@@ -405,8 +409,8 @@ private:
   std::string store(const std::string &Plane, const std::string &Indent) {
     std::string OutX = local("outX"), OutY = local("outY"), I = local("i");
     std::array<std::string, 3> At = {OutX, OutY, Plane};
-    std::string S = formatv("{0}const long long {1} = {2} + {3} - Shape::Halo;\n"
-                            "{0}if ({3} >= Shape::Halo && {1} >= {4} && "
+    std::string S = formatv("{0}const long long {1} = {2} + {3} - @S::Halo;\n"
+                            "{0}if ({3} >= @S::Halo && {1} >= {4} && "
                             "{1} < {5}",
                             Indent, OutX, local("tileX"), local("lane"),
                             begin(0), end(0));
@@ -414,7 +418,7 @@ private:
       S += formatv(" && {0} >= {1}", Plane, begin(2));
     S += ") {\n";
     S += formatv("{0}  #pragma unroll\n"
-                 "{0}  for (int {1} = 0; {1} < Shape::Rows; ++{1}) {{\n"
+                 "{0}  for (int {1} = 0; {1} < @S::Rows; ++{1}) {{\n"
                  "{0}    const long long {2} = {3} + {1};\n"
                  "{0}    if ({2} >= {4} && {2} < {5})\n"
                  "{0}      {6} = {7}[{1}];\n"
@@ -428,19 +432,19 @@ private:
   std::string rowLoopHead() {
     std::string TileY = local("tileY");
     return formatv(
-        "  for (long long {0} = (long long)blockIdx.y * Shape::Rows; {0} < {1};\n"
-        "       {0} += (long long)gridDim.y * Shape::Rows) {{\n"
-        "    if ({0} + Shape::Rows <= {2})\n"
+        "  for (long long {0} = (long long)blockIdx.y * @S::Rows; {0} < {1};\n"
+        "       {0} += (long long)gridDim.y * @S::Rows) {{\n"
+        "    if ({0} + @S::Rows <= {2})\n"
         "      continue;\n",
         TileY, end(1), begin(1));
   }
 
-  /// Loads Shape::Cached rows of one plane into \p Target[c].
+  /// Loads @S::Cached rows of one plane into \p Target[c].
   std::string loadRows(const std::string &Target, const std::string &PlaneExpr,
                        const std::string &Indent) {
     std::string C = local("c"), Row = local("row"), Plane = local("plane");
     std::string S = formatv("{0}#pragma unroll\n"
-                            "{0}for (int {1} = 0; {1} < Shape::Cached; ++{1}) "
+                            "{0}for (int {1} = 0; {1} < @S::Cached; ++{1}) "
                             "{{\n"
                             "{0}  const long long {2} = {3} + {1}{4};\n",
                             Indent, C, Row, local("tileY"),
@@ -462,7 +466,7 @@ private:
   std::string body2D() {
     std::string V = local("cache");
     std::string S = rowLoopHead();
-    S += formatv("    {0} {1}[Shape::Cached];\n", type(), V);
+    S += formatv("    {0} {1}[@S::Cached];\n", type(), V);
     S += loadRows(V, "", "    ");
     S += sums([&](int64_t) { return V; }, "    ");
     S += store("", "    ");
@@ -475,32 +479,32 @@ private:
     std::string TileZ = local("tileZ");
     std::string S = rowLoopHead();
     S += formatv(
-        "    for (long long {0} = (long long)blockIdx.z * Shape::Planes; {0} < "
+        "    for (long long {0} = (long long)blockIdx.z * @S::Planes; {0} < "
         "{1};\n"
-        "         {0} += (long long)gridDim.z * Shape::Planes) {{\n"
-        "      if ({0} + Shape::Planes <= {2})\n"
+        "         {0} += (long long)gridDim.z * @S::Planes) {{\n"
+        "      if ({0} + @S::Planes <= {2})\n"
         "        continue;\n",
         TileZ, end(2), begin(2));
     S += formatv("      // {0}[{1}] holds plane z{2} + {1} for output plane z.\n"
-                 "      {3} {0}[Shape::Window][Shape::Cached];\n"
+                 "      {3} {0}[@S::Window][@S::Cached];\n"
                  "#pragma unroll\n"
-                 "      for (int {1} = 1; {1} < Shape::Window; ++{1}) {{\n",
+                 "      for (int {1} = 1; {1} < @S::Window; ++{1}) {{\n",
                  W, K, plus(Plan.Range[2].First), type());
     S += loadRows(W + "[" + K + "]",
                   formatv("{0} + {1} - 1{2}", TileZ, K, plus(Plan.Range[2].First)),
                   "        ");
     S += "      }\n";
-    S += formatv("      for (long long {0} = {1}; {0} < {1} + Shape::Planes && "
+    S += formatv("      for (long long {0} = {1}; {0} < {1} + @S::Planes && "
                  "{0} < {2}; ++{0}) {{\n",
                  Z, TileZ, end(2));
     S += formatv("        // Rotate the window and load its new last plane.\n"
                  "#pragma unroll\n"
-                 "        for (int {0} = 0; {0} + 1 < Shape::Window; ++{0})\n"
+                 "        for (int {0} = 0; {0} + 1 < @S::Window; ++{0})\n"
                  "#pragma unroll\n"
-                 "          for (int {1} = 0; {1} < Shape::Cached; ++{1})\n"
+                 "          for (int {1} = 0; {1} < @S::Cached; ++{1})\n"
                  "            {2}[{0}][{1}] = {2}[{0} + 1][{1}];\n",
                  K, local("c"), W);
-    S += loadRows(W + "[Shape::Window - 1]",
+    S += loadRows(W + "[@S::Window - 1]",
                   formatv("{0}{1}", Z, plus(Plan.Range[2].Last)), "        ");
     S += sums(
         [&](int64_t DZ) {
@@ -534,10 +538,25 @@ private:
         "dynamic\n"
         "/// shared memory, so {7} is not needed).\n"
         "static void {2}({3}) {{\n"
-        "  using Shape = {4};\n"
+        "  using @S = {4};\n"
         "  (void){7};\n",
         kernelName(), Name, systolicLauncherName(Plan), llvm::join(Params, ", "),
         shapeName(), Grid, Block, Shared, Stream);
+    // A coordinate that steps by a constant per block covers the launch's
+    // threads without gaps or overlaps only when the block is that wide;
+    // any other launch runs the original kernel.
+    std::vector<std::string> Mismatch;
+    for (unsigned D = 0; D != Plan.Rank; ++D)
+      if (Plan.BlockFactor[D] != std::string("blockDim.") + Axis[D])
+        Mismatch.push_back(
+            formatv("{0}.{1} != {2}", Block, Axis[D], Plan.BlockFactor[D]));
+    if (!Mismatch.empty())
+      S += formatv("  if ({0}) {{\n"
+                   "    {1}<<<{2}, {3}, {4}, {5}>>>({6});\n"
+                   "    return;\n"
+                   "  }\n",
+                   llvm::join(Mismatch, " || "), Name, Grid, Block, Shared,
+                   Stream, llvm::join(Args, ", "));
     for (unsigned D = 0; D != Plan.Rank; ++D)
       S += formatv("  const long long {0} = (long long){1}.{3} * {2}.{3};\n",
                    Extents[D], Grid, Block, Axis[D]);
@@ -549,18 +568,18 @@ private:
       return Capped ? "(unsigned)(" + N + " < 65535 ? " + N + " : 65535)"
                     : "(unsigned)(" + N + ")";
     };
-    S += formatv("  const long long {0} = (long long)Shape::Warps * "
-                 "Shape::Columns;\n",
+    S += formatv("  const long long {0} = (long long)@S::Warps * "
+                 "@S::Columns;\n",
                  PerBlock);
     S += formatv("  const dim3 {0}({1},\n               {2}", New,
                  Blocks(Extents[0], PerBlock, false),
-                 Blocks(Extents[1], "Shape::Rows", true));
+                 Blocks(Extents[1], "@S::Rows", true));
     if (is3D())
-      S += ",\n               " + Blocks(Extents[2], "Shape::Planes", true);
+      S += ",\n               " + Blocks(Extents[2], "@S::Planes", true);
     S += ");\n";
     std::vector<std::string> CallArgs = Args;
     CallArgs.insert(CallArgs.end(), Extents.begin(), Extents.end());
-    S += formatv("  {0}<<<{1}, Shape::Warps * 32, 0, {2}>>>({3});\n"
+    S += formatv("  {0}<<<{1}, @S::Warps * 32, 0, {2}>>>({3});\n"
                  "}\n",
                  kernelName(), New, Stream, llvm::join(CallArgs, ", "));
     return S;

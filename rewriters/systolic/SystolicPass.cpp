@@ -33,6 +33,8 @@ public:
     if (!Planned.Plan)
       return refuse(C, Planned.Refusal);
     const SystolicPlan &Plan = *Planned.Plan;
+    if (std::string Why = signatureProblem(Kernel); !Why.empty())
+      return refuse(C, Why);
     std::vector<const LaunchSite *> Sites;
     if (std::string Why = hostLaunches(Kernel, Sites); !Why.empty())
       return refuse(C, Why);
@@ -63,12 +65,29 @@ public:
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C.Loc, PassId::Systolic, "not rewritten: " + Why);
+    Context.Remark.refused(C.Loc, PassId::Systolic, Why);
     return true;
   }
 
   bool check(llvm::Error E, SourceLocation Loc) {
     return checkEdit(Ctx, std::move(E), Loc, "systolic");
+  }
+
+  /// Why the generated kernel and launcher could not take the kernel's
+  /// parameters as written, or where the launcher could not be named.
+  static std::string signatureProblem(const FunctionDecl *Kernel) {
+    for (const ParmVarDecl *P : Kernel->parameters()) {
+      std::string Which =
+          "parameter " + std::to_string(P->getFunctionScopeIndex() + 1);
+      if (P->getName().empty())
+        return Which + " has no name, so the launcher cannot pass it on";
+      if (P->hasDefaultArg())
+        return Which + " ('" + P->getNameAsString() +
+               "') has a default argument";
+    }
+    if (!Kernel->getDeclContext()->getRedeclContext()->isFileContext())
+      return "the kernel is a class member";
+    return "";
   }
 
   /// The host launches of \p Kernel, or why they cannot all be rewritten.
@@ -104,16 +123,24 @@ private:
                              std::optional<unsigned> &Block) {
     if (!C.Annotation)
       return "";
+    std::string Bad;
     auto Value = [&](llvm::StringRef Name) -> std::optional<unsigned> {
       const PragmaClause *Clause = C.Annotation->clause(Name);
-      unsigned V;
-      if (!Clause || Clause->Args.size() != 1 ||
-          llvm::StringRef(Clause->Args[0]).getAsInteger(10, V))
+      if (!Clause)
         return std::nullopt;
+      unsigned V;
+      if (Clause->Args.size() != 1 ||
+          llvm::StringRef(Clause->Args[0]).getAsInteger(10, V)) {
+        Bad = Name.str() + "(" + llvm::join(Clause->Args, ",") +
+              ") is not a number the pass can use";
+        return std::nullopt;
+      }
       return V;
     };
     P = Value("p");
     Block = Value("block");
+    if (!Bad.empty())
+      return Bad;
     if (P && (*P < 1 || *P > 64))
       return "p(" + std::to_string(*P) + ") is outside 1..64";
     if (Block && (*Block % 32 || *Block < 32 || *Block > 1024))
@@ -136,12 +163,25 @@ private:
     }
     for (const Expr *A : S.Call->arguments())
       Args.push_back(text(A));
-    std::string Call =
-        systolicLauncherName(Plan) + "(" + llvm::join(Args, ", ") + ")";
+    std::string Call = namespacePrefix(Plan.Kernel) +
+                       systolicLauncherName(Plan) + "(" +
+                       llvm::join(Args, ", ") + ")";
     return check(Context.Edits.replace(
                      CharSourceRange::getTokenRange(S.Call->getSourceRange()),
                      Call),
                  S.Call->getBeginLoc());
+  }
+
+  /// "a::b::" for a kernel in namespace a::b (anonymous ones need no
+  /// name), so that a launch from elsewhere finds the launcher.
+  static std::string namespacePrefix(const FunctionDecl *Kernel) {
+    std::string Prefix;
+    for (const DeclContext *DC = Kernel->getDeclContext(); DC;
+         DC = DC->getParent())
+      if (const auto *NS = dyn_cast<NamespaceDecl>(DC);
+          NS && !NS->isAnonymousNamespace())
+        Prefix = NS->getNameAsString() + "::" + Prefix;
+    return Prefix.empty() ? "" : "::" + Prefix;
   }
 
   std::string text(const Expr *E) const {

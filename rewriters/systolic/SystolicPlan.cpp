@@ -96,6 +96,7 @@ private:
                     "become partial sums");
     if (Shape.Indexing.size() != 2)
       return refuse("the input's indexing is unknown");
+    Plan.BlockFactor = Shape.BlockFactor;
     Plan.Output = Shape.Indexing[0];
     Plan.Input = Shape.Indexing[1];
     for (const ArrayIndexing *I : {&Plan.Output, &Plan.Input}) {

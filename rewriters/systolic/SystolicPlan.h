@@ -94,6 +94,9 @@ struct SystolicPlan {
   std::optional<StagedFilter> Filter;
   std::optional<FilterLoop> Loop;
   ArrayIndexing Output, Input;
+  /// K_d of `coordinate = blockIdx.d * K_d + threadIdx.d`: "blockDim.x" or a
+  /// number (then the launch must use blocks of K_d threads along d).
+  std::array<std::string, 3> BlockFactor;
   SystolicGeometry Geometry;
 
   unsigned columns() const { return unsigned(Range[0].Last - Range[0].First + 1); }

@@ -3,7 +3,11 @@
 # users build them (relocatable device code for dynamic parallelism). No GPU
 # is needed. Aggregate samples are rewritten at each granularity; one the
 # tool refuses (it says why in a remark) is skipped, one it fails on is a
-# failure. Usage: compile-samples.sh <cuda-rewrite> <work dir>
+# failure. Every systolic sample must be rewritten (a refusal fails: the
+# unchanged file would compile and prove nothing); one whose line
+# `// bench-types: float double` lists more element types than float is also
+# rewritten and compiled with -DSAMPLE_REAL=<type> for each other type.
+# Usage: compile-samples.sh <cuda-rewrite> <work dir>
 set -uo pipefail
 tool=$1
 work=$2
@@ -15,9 +19,11 @@ passed=0
 failed=0
 rm -rf "$work" && mkdir -p "$work"
 
-# compile <source> <binary>
+# compile <source> <binary> [<nvcc args>...]
 compile() {
-  "$nvcc" "${flags[@]}" "$1" -o "$2" -lcudadevrt
+  local source=$1 binary=$2
+  shift 2
+  "$nvcc" "${flags[@]}" "$@" "$source" -o "$binary" -lcudadevrt
 }
 
 # check <name> <ok?>
@@ -31,6 +37,12 @@ check() {
   fi
 }
 
+# The element types other than float that a sample's `// bench-types:`
+# line lists (see bench/run.py), one a line.
+extra_types() {
+  sed -n 's|^// bench-types: ||p' "$1" | tr ' ' '\n' | grep -vx -e float -e ''
+}
+
 for sample in "$root"/samples/*/*.cu; do
   pass=$(basename "$(dirname "$sample")")
   name=$pass/$(basename "$sample" .cu)
@@ -39,20 +51,39 @@ for sample in "$root"/samples/*/*.cu; do
   check "$name original" $?
   variants=(default)
   [ "$pass" = aggregate ] && variants=(warp block kernel)
+  if [ "$pass" = systolic ]; then
+    for type in $(extra_types "$sample"); do
+      variants+=("$type")
+    done
+  fi
   for variant in "${variants[@]}"; do
     option=()
-    [ "$variant" != default ] && option=(--aggregate-granularity="$variant")
+    defines=()
+    case $pass/$variant in
+    */default) ;;
+    aggregate/*) option=(--aggregate-granularity="$variant") ;;
+    systolic/*) defines=(-DSAMPLE_REAL="$variant") ;;
+    esac
     out="$work/$name.$variant.cu"
     if ! "$tool" --remarks "${option[@]}" "$sample" -o "$out" -- \
-        "${includes[@]}" 2>"$out.log"; then
+        "${includes[@]}" "${defines[@]}" 2>"$out.log"; then
       check "$name $variant (tool failed: $(grep -m1 error "$out.log"))" 1
       continue
     fi
-    if [ "$variant" != default ] && ! grep -q "remark: rewritten: .*\[aggregate\]" "$out.log"; then
+    if [ "$pass" = aggregate ] && ! grep -q "remark: rewritten: .*\[aggregate\]" "$out.log"; then
       echo "SKIP $name $variant (refused: $(grep -m1 'not rewritten: .*\[aggregate\]' "$out.log" | sed 's/.*not rewritten: //'))"
       continue
     fi
-    compile "$out" "$work/$name.$variant"
+    if [ "$pass" = systolic ] && ! grep -q "remark: rewritten: .*\[systolic\]" "$out.log"; then
+      check "$name $variant (not rewritten: $(grep -m1 'not rewritten: .*\[systolic\]' "$out.log" | sed 's/.*not rewritten: //'))" 1
+      continue
+    fi
+    # The rewritten file keeps the original kernel and the whole program, so
+    # compiling it compiles the original in this element type too: the
+    # double configurations skip a separate compile of the original. All 15
+    # of them then add about a minute to the script's 7 (2 cores, measured);
+    # the originals would add another.
+    compile "$out" "$work/$name.$variant" "${defines[@]}"
     check "$name $variant" $?
   done
 done

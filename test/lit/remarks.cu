@@ -17,9 +17,9 @@ __global__ void parent(int *p) {
   child<<<2, 32>>>(p);
 }
 
-// A pass that has not landed yet says so.
+// A refusal says why.
 #pragma cuda_rewrite systolic
-// CHECK-DAG: remarks.cu:[[@LINE+1]]:17: remark: not rewritten: the 'systolic' pass is not implemented in this version of cuda-rewrite [systolic]
+// CHECK-DAG: remarks.cu:[[@LINE+1]]:17: remark: not rewritten: a 1-D stencil; the systolic kernel needs rows (y) to cache in registers and columns (x) across lanes [systolic]
 __global__ void smooth(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i > 0 && i < n - 1)

@@ -1500,4 +1500,261 @@ __global__ void k(const float *in, float *out, float *other) {
             "side effect: calls 'sincosf' with a pointer argument");
 }
 
+//===----------------------------------------------------------------------===//
+// What code generation needs: Indexing, BlockFactor, Origin, ReadFreeTerm
+// and CodegenProblem (the systolic pass)
+//===----------------------------------------------------------------------===//
+
+/// "[s_x, s_y, s_z] + rest" for each subscript of \p I, outermost first;
+/// "-" marks a zero stride.
+std::string layout(const ArrayIndexing &I) {
+  std::string Out;
+  for (size_t K = 0; K != I.Strides.size(); ++K) {
+    Out += K ? "; [" : "[";
+    for (unsigned D = 0; D != 3; ++D)
+      Out += (D ? "," : "") + (I.Strides[K][D].empty() ? std::string("-")
+                                                       : I.Strides[K][D]);
+    Out += "] + " + (K < I.Rest.size() ? I.Rest[K] : std::string("<none>"));
+  }
+  return Out;
+}
+
+TEST(StencilCodegenFieldsTest, FlatIndexing2D) {
+  Analysis A = analyze(FivePoint);
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  const StencilShape &S = A.shape();
+  EXPECT_EQ(S.CodegenProblem, "");
+  EXPECT_EQ(S.ReadFreeTerm, "");
+  // The output first, then each input.
+  ASSERT_EQ(S.Indexing.size(), 2u);
+  EXPECT_EQ(S.Indexing[0].Array, S.Output);
+  EXPECT_EQ(S.Indexing[1].Array, S.Inputs[0]);
+  EXPECT_EQ(layout(S.Indexing[0]), "[1,W,-] + 0");
+  // An input's Rest is where offset 0 lies.
+  EXPECT_EQ(layout(S.Indexing[1]), "[1,W,-] + 0");
+  EXPECT_EQ(S.Indexing[0].element({"col", "row", ""}), "out[col + W * row]");
+  EXPECT_EQ(S.Indexing[1].element({"c + 1", "r", ""}), "in[c + 1 + W * r]");
+  EXPECT_EQ(S.BlockFactor[0], "blockDim.x");
+  EXPECT_EQ(S.BlockFactor[1], "blockDim.y");
+  EXPECT_EQ(S.BlockFactor[2], "");
+  EXPECT_EQ(S.Origin, (std::array<int64_t, 3>{0, 0, 0}));
+}
+
+TEST(StencilCodegenFieldsTest, TwoDimensionalArrayIndexing) {
+  Analysis A = analyze(R"(
+#define N 512
+__global__ void k(const float (*in)[N], float (*out)[N]) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && x < N - 1 && y > 0 && y < N - 1)
+    out[y][x] = (in[y][x - 1] + in[y][x + 1] + in[y - 1][x] + in[y + 1][x]) / 4;
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  const StencilShape &S = A.shape();
+  EXPECT_EQ(S.CodegenProblem, "");
+  ASSERT_EQ(S.Indexing.size(), 2u);
+  // One subscript per dimension, outermost (y) first.
+  EXPECT_EQ(layout(S.Indexing[0]), "[-,1,-] + 0; [1,-,-] + 0");
+  EXPECT_EQ(layout(S.Indexing[1]), "[-,1,-] + 0; [1,-,-] + 0");
+  EXPECT_EQ(S.Indexing[0].element({"c", "r", ""}), "out[r][c]");
+  EXPECT_EQ(S.Indexing[1].element({"c", "r", ""}), "in[r][c]");
+}
+
+TEST(StencilCodegenFieldsTest, ThreeDimensionalFlatIndexing) {
+  Analysis A = analyze(R"(
+__global__ void k(const double *in, double *out, int W, int H, int D) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int z = blockIdx.z * blockDim.z + threadIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= W - 1 || y >= H - 1 || z >= D - 1)
+    return;
+  out[(z * H + y) * W + x] = in[(z * H + y) * W + x - 1] +
+                             in[((z + 1) * H + y) * W + x] +
+                             in[(z * H + y - 1) * W + x];
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  const StencilShape &S = A.shape();
+  EXPECT_EQ(S.Rank, 3u);
+  EXPECT_EQ(S.CodegenProblem, "");
+  ASSERT_EQ(S.Indexing.size(), 2u);
+  EXPECT_EQ(layout(S.Indexing[0]), "[1,W,H*W] + 0");
+  EXPECT_EQ(layout(S.Indexing[1]), "[1,W,H*W] + 0");
+  // A stride that is not a single name is parenthesised.
+  EXPECT_EQ(S.Indexing[1].element({"c", "r", "p"}),
+            "in[c + W * r + (H*W) * p]");
+  EXPECT_EQ(S.BlockFactor[2], "blockDim.z");
+}
+
+TEST(StencilCodegenFieldsTest, ConstantBlockFactor) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = threadIdx.y + 8 * blockIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().BlockFactor[0], "32");
+  EXPECT_EQ(A.shape().BlockFactor[1], "8");
+  EXPECT_EQ(A.shape().CodegenProblem, "");
+}
+
+TEST(StencilCodegenFieldsTest, BlockFactorThatIsNeitherBlockDimNorConstant) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * 2 * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().BlockFactor[0], "2*blockDim.x");
+  EXPECT_EQ(A.shape().CodegenProblem,
+            "coordinate x steps by '2*blockDim.x' per block, neither "
+            "blockDim.x nor a constant");
+}
+
+TEST(StencilCodegenFieldsTest, OriginOfShiftedCoordinates) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x + 1;
+  int y = blockIdx.y * blockDim.y + threadIdx.y + 2;
+  if (x < W - 1 && y < H - 2)
+    out[y * W + x] = in[y * W + x - 1] + in[(y - 2) * W + x];
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  const StencilShape &S = A.shape();
+  EXPECT_EQ(S.Origin, (std::array<int64_t, 3>{1, 2, 0}));
+  EXPECT_EQ(S.CodegenProblem, "");
+  // Offsets stay relative to the stored point; the bounds are on x and y.
+  EXPECT_EQ(offsets(S), "(-1,0,0) (0,-2,0)");
+  EXPECT_EQ(bounds(S), "x < W - 1, y < H - 2");
+  // Indexing is in coordinates before the origin: the origin is in Rest.
+  ASSERT_EQ(S.Indexing.size(), 2u);
+  EXPECT_EQ(layout(S.Indexing[0]), "[1,W,-] + 2*W + 1");
+}
+
+TEST(StencilCodegenFieldsTest, ReadFreeTermIsABias) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1] + 1.0f;
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().ReadFreeTerm, "1.0f");
+  // The weights still describe the reads.
+  EXPECT_EQ(weights(A.shape()), "-1,0,0=1 1,0,0=1");
+}
+
+TEST(StencilCodegenFieldsTest, ReadFreeTermThroughAnAccumulator) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H, float bias) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  float s = bias;
+  s += in[y * W + x - 1];
+  s += in[(y + 1) * W + x];
+  out[y * W + x] = s;
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().ReadFreeTerm, "bias");
+}
+
+TEST(StencilCodegenFieldsTest, ZeroInitialisedAccumulatorIsNoBias) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, const float *w, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W - 2 || y >= H - 2)
+    return;
+  float s = 0;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i)
+      s += w[j * 3 + i] * in[(y + j) * W + x + i];
+  out[y * W + x] = s;
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().ReadFreeTerm, "");
+  EXPECT_EQ(A.shape().CodegenProblem, "");
+  EXPECT_EQ(A.shape().Points.size(), 9u);
+}
+
+TEST(StencilCodegenFieldsTest, ScaledSumIsNoBias) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = 0.25f * (in[y * W + x - 1] + in[y * W + x + 1]);
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().ReadFreeTerm, "");
+  EXPECT_EQ(weights(A.shape()), "-1,0,0=0.25 1,0,0=0.25");
+}
+
+TEST(StencilCodegenFieldsTest, BoundThatDependsOnBlockDim) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || x >= W - blockDim.x || y < 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().CodegenProblem,
+            "the guard compares x with '-blockDim.x + W', which depends on "
+            "the launch");
+}
+
+TEST(StencilCodegenFieldsTest, InputReadWithTwoBases) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H, int P) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[y * P + x];
+}
+)");
+  // The offsets are still known (y's stride differs: in[y * P + x] is at
+  // offset (0,0) in its own layout), but one cache cannot serve both.
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().CodegenProblem,
+            "input 'in' is read with two different layouts");
+}
+
+TEST(StencilCodegenFieldsTest, InputReadAtANonConstantBaseIsRefused) {
+  // A second region of the same input (a plane at W*H) is no offset.
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[W * H + y * W + x];
+}
+)");
+  EXPECT_EQ(A.refusal(), "the offset from the output is not a constant "
+                         "multiple of the strides: 'W*H'");
+}
+
 } // namespace

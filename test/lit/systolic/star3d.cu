@@ -1,0 +1,74 @@
+// A 3D 7-point stencil: the kernel takes extentZ too, keeps a window of
+// Shape::Window planes of cached rows, and streams along z, rotating the
+// window and loading only its new last plane for each output plane.
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
+// The output keeps these comments; drop them so that no check matches itself.
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+
+// REMARK: star3d.cu:[[@LINE+2]]:17: remark: rewritten: 'heat3d' runs as heat3d_systolic (3D star radius 1: 7 points (0,0,0) (-1,0,0) (1,0,0) (0,-1,0) (0,1,0) (0,0,-1) (0,0,1) into out from in; 1 launch rewritten): P = 4 rows per thread, the fewest whose halo is at most half of the loads (a 3D window keeps 3 planes of rows in registers, ~{{[0-9]+}} registers); each thread caches 6 rows in each of 3 planes, so 38% of what a warp loads is halo (section 5.3); 128 threads per block (the paper's B = 128); each warp streams 32 planes along z [systolic]
+#pragma cuda_rewrite systolic
+__global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
+                       int NX, int NY, int NZ, double a, double b) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int z = blockIdx.z * blockDim.z + threadIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= NX - 1 || y >= NY - 1 || z >= NZ - 1)
+    return;
+  int i = (z * NY + y) * NX + x;
+  out[i] = a * in[i] + b * (in[i - 1] + in[i + 1] + in[i - NX] + in[i + NX] +
+                            in[i - NX * NY] + in[i + NX * NY]);
+}
+// CHECK:      struct heat3d_systolic_shape {
+// CHECK-NEXT:   static constexpr int Rows = 4;
+// CHECK-NEXT:   static constexpr int Cached = 6;
+// CHECK-NEXT:   static constexpr int Halo = 2;
+// CHECK-NEXT:   static constexpr int Columns = 32 - Halo;
+// CHECK-NEXT:   static constexpr int Warps = 4;
+// CHECK-NEXT:   static constexpr int MinBlocks = {{[0-9]+}};
+// CHECK-NEXT:   static constexpr int Window = 3;
+// CHECK-NEXT:   static constexpr int Planes = 32;
+// CHECK-NEXT: };
+// CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX, int NY, int NZ, double a, double b, long long extentX, long long extentY, long long extentZ) {
+// CHECK:        const long long zBegin = 1LL, zEnd = ::min(extentZ, (long long)(NZ - 1));
+// Each block's warps take a chunk of Shape::Planes planes.
+// CHECK:          for (long long tileZ = (long long)blockIdx.z * Shape::Planes; tileZ < zEnd;
+// CHECK-NEXT:          tileZ += (long long)gridDim.z * Shape::Planes) {
+// The window starts with the planes before the first output plane...
+// CHECK:            double window[Shape::Window][Shape::Cached];
+// CHECK:            for (int w = 1; w < Shape::Window; ++w) {
+// CHECK:                const long long plane = tileZ + w - 1 - 1;
+// CHECK:                window[w][c] = (readsColumn0 && row >= yBegin && row < yEnd && plane >= zBegin - 1 && plane < zEnd - 1) ||
+// CHECK:                    ? in[col + NX * row + (NY*NX) * plane]
+// CHECK-NEXT:               : double(0);
+// ...then, for each plane, shifts down by one and loads plane z + 1.
+// CHECK:            for (long long z = tileZ; z < tileZ + Shape::Planes && z < zEnd; ++z) {
+// CHECK-NEXT:         // Rotate the window and load its new last plane.
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:         for (int w = 0; w + 1 < Shape::Window; ++w)
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:           for (int c = 0; c < Shape::Cached; ++c)
+// CHECK-NEXT:             window[w][c] = window[w + 1][c];
+// CHECK:                const long long plane = z + 1;
+// CHECK-NEXT:           window[Shape::Window - 1][c] =
+// The taps of z - 1 and z + 1 read the window's first and last planes.
+// CHECK:              // Column x.
+// CHECK:                sum[i] = fma(b, window[0][i + 1], sum[i]);
+// CHECK:                sum[i] = fma(b, window[1][i], sum[i]);
+// CHECK:                sum[i] = fma(a, window[1][i + 1], sum[i]);
+// CHECK:                sum[i] = fma(b, window[1][i + 2], sum[i]);
+// CHECK:                sum[i] = fma(b, window[2][i + 1], sum[i]);
+// CHECK:              if (lane >= Shape::Halo && outX >= xBegin && outX < xEnd && z >= zBegin) {
+// CHECK:                    out[outX + NX * outY + (NY*NX) * z] = sum[i];
+// The launcher covers z with chunks of Shape::Planes.
+// CHECK:        const long long extentZ = (long long)grid.z * block.z;
+// CHECK:        const dim3 systolicGrid((unsigned)((extentX + perBlock - 1) / perBlock),
+// CHECK-NEXT:                (unsigned)((extentY + Shape::Rows - 1) / Shape::Rows < 65535 ? (extentY + Shape::Rows - 1) / Shape::Rows : 65535),
+// CHECK-NEXT:                (unsigned)((extentZ + Shape::Planes - 1) / Shape::Planes < 65535 ? (extentZ + Shape::Planes - 1) / Shape::Planes : 65535));
+// CHECK-NEXT:   heat3d_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, NX, NY, NZ, a, b, extentX, extentY, extentZ);
+
+void run(const double *in, double *out, int NX, int NY, int NZ) {
+  dim3 block(32, 4, 2);
+  dim3 grid((NX + 31) / 32, (NY + 3) / 4, (NZ + 1) / 2);
+  // CHECK: heat3d_systolic_launch(grid, block, 0, 0, in, out, NX, NY, NZ, 0.4, 0.1);
+  heat3d<<<grid, block>>>(in, out, NX, NY, NZ, 0.4, 0.1);
+}

@@ -1,0 +1,276 @@
+//===- SystolicModelTest.cpp - Choosing P and the block size for SSAM -----===//
+//
+// The halo ratio of seed 002 section 5.3, the register estimates, and the
+// shape the model picks for 2D and 3D stencils of float and double, with
+// the built-in H100 spec (a budget of 64 registers per thread).
+//
+//===----------------------------------------------------------------------===//
+
+#include "analysis/SystolicModel.h"
+#include "analysis/GpuSpec.h"
+
+#include "llvm/Support/Error.h"
+#include <algorithm>
+#include "gtest/gtest.h"
+
+using namespace cuda_rewrite;
+
+namespace {
+
+SystolicGeometry geometry(unsigned Columns, unsigned Rows, unsigned Planes = 1,
+                          unsigned ElementBytes = 4) {
+  SystolicGeometry G;
+  G.Columns = Columns;
+  G.Rows = Rows;
+  G.Planes = Planes;
+  G.Taps = Columns * Rows * Planes;
+  G.ElementBytes = ElementBytes;
+  return G;
+}
+
+GpuSpec h100() { return llvm::cantFail(getBuiltinGpuSpec("sm_90")); }
+
+SystolicShape choose(const SystolicGeometry &G,
+                     std::optional<unsigned> P = std::nullopt,
+                     std::optional<unsigned> Block = std::nullopt) {
+  return chooseSystolicShape(G, h100(), P, Block);
+}
+
+//===----------------------------------------------------------------------===//
+// The halo ratio: HR = (S*C - (S - (M-1)) * P) / (S*C), S = 32, C = P+N-1.
+//===----------------------------------------------------------------------===//
+
+TEST(SystolicModelTest, HaloRatioOfSection53) {
+  // 3x3: C = P + 2, 30 useful lanes.
+  SystolicGeometry G = geometry(3, 3);
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(G, 1), (96.0 - 30.0) / 96.0);     // 0.6875
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(G, 4), (192.0 - 120.0) / 192.0);  // 0.375
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(G, 16), (576.0 - 480.0) / 576.0); // 1/6
+  // 5x5: C = P + 4, 28 useful lanes.
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(geometry(5, 5), 8),
+                   (384.0 - 224.0) / 384.0);
+  // One column, three rows: only the rows' halo is redundant.
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(geometry(1, 3), 1), 2.0 / 3.0);
+  // A single point has no halo.
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(geometry(1, 1), 16), 0.0);
+  // Planes do not enter the ratio (each plane has the same window).
+  EXPECT_DOUBLE_EQ(systolicHaloRatio(geometry(3, 3, 3), 4),
+                   systolicHaloRatio(geometry(3, 3), 4));
+}
+
+TEST(SystolicModelTest, HaloRatioFallsAsRowsGrow) {
+  for (unsigned M : {2u, 3u, 5u, 9u, 17u}) {
+    SystolicGeometry G = geometry(M, M);
+    double Last = 1.0;
+    for (unsigned P = 1; P <= 64; P *= 2) {
+      double HR = systolicHaloRatio(G, P);
+      EXPECT_LT(HR, Last) << "M = N = " << M << ", P = " << P;
+      EXPECT_GE(HR, 0.0);
+      Last = HR;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Registers: C values per plane (two registers each for double), a partial
+// sum, and a fixed overhead that the model calibrates; the tests read the
+// overhead back from a one-value cache rather than repeating its value.
+//===----------------------------------------------------------------------===//
+
+unsigned overhead2D() {
+  return systolicCacheRegisters(geometry(1, 1), 1) - 2; // C = 1, one sum.
+}
+unsigned overhead3D() {
+  return systolicCacheRegisters(geometry(1, 1, 2), 1) - 3; // 2 planes of 1.
+}
+
+/// The documented 2D rule: the largest power of two up to MaxRowsPerThread
+/// whose cache fits the budget, else 1.
+unsigned largestFittingRows(const SystolicGeometry &G, unsigned Budget) {
+  for (unsigned P = MaxRowsPerThread; P > 1; P /= 2)
+    if (systolicCacheRegisters(G, P) <= Budget)
+      return P;
+  return 1;
+}
+
+/// Resident blocks __launch_bounds__ asks for on the H100 (64K registers):
+/// the estimate rounded up to 8, at least the budget of 64.
+unsigned residentBlocks(unsigned Estimate, unsigned Threads) {
+  unsigned PerThread = std::max(64u, (Estimate + 7) / 8 * 8);
+  return std::max(1u, 65536u / (Threads * PerThread));
+}
+
+TEST(SystolicModelTest, CacheRegisters) {
+  unsigned O = overhead2D();
+  // Something stays live beside the cache, but not a whole budget's worth.
+  EXPECT_GT(O, 0u);
+  EXPECT_LT(O, 48u);
+  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3), 16), 18 + 1 + O);
+  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3), 1), 3 + 1 + O);
+  EXPECT_EQ(systolicCacheRegisters(geometry(9, 9), 4), 12 + 1 + O);
+  // Columns do not count: each lane holds one column.
+  EXPECT_EQ(systolicCacheRegisters(geometry(9, 3), 4),
+            systolicCacheRegisters(geometry(1, 3), 4));
+  // Double: two registers per value and for the sum.
+  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3, 1, 8), 16),
+            (18 + 1) * 2 + O);
+  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3, 1, 8), 8), (10 + 1) * 2 + O);
+  // 3D: C values per plane of the z window.
+  unsigned O3 = overhead3D();
+  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3, 3), 4), 6 * 3 + 1 + O3);
+  EXPECT_EQ(systolicCacheRegisters(geometry(5, 5, 5, 8), 8),
+            (12 * 5 + 1) * 2 + O3);
+}
+
+TEST(SystolicModelTest, WeightsInRegistersAddTaps) {
+  SystolicGeometry G = geometry(3, 3);
+  EXPECT_EQ(systolicRegisters(G, 16), systolicCacheRegisters(G, 16));
+  G.WeightsInRegisters = true;
+  EXPECT_EQ(systolicRegisters(G, 16), systolicCacheRegisters(G, 16) + 9);
+  SystolicGeometry D = geometry(3, 3, 1, 8);
+  D.WeightsInRegisters = true;
+  EXPECT_EQ(systolicRegisters(D, 8), systolicCacheRegisters(D, 8) + 18);
+}
+
+//===----------------------------------------------------------------------===//
+// Choosing P
+//===----------------------------------------------------------------------===//
+
+TEST(SystolicModelTest, TwoDimensionalFloatTakesTheMostRows) {
+  // 3x3 float: P = 16 needs 19 registers plus the overhead, well within the
+  // H100's budget of 64 (half of 2048 threads resident with 64K registers).
+  SystolicShape S = choose(geometry(3, 3));
+  EXPECT_EQ(S.RegisterBudget, 64u);
+  EXPECT_EQ(S.RowsPerThread, 16u);
+  EXPECT_EQ(S.RowsPerThread, MaxRowsPerThread);
+  EXPECT_EQ(S.WarpsPerBlock, 4u);
+  EXPECT_EQ(S.PlanesPerWarp, 1u);
+  EXPECT_EQ(S.EstimatedRegisters, 19 + overhead2D());
+  EXPECT_EQ(S.MinBlocksPerSm, residentBlocks(S.EstimatedRegisters, 128));
+  EXPECT_DOUBLE_EQ(S.HaloRatio, systolicHaloRatio(geometry(3, 3), 16));
+}
+
+TEST(SystolicModelTest, TwoDimensionalTakesTheLargestRowsThatFit) {
+  for (unsigned N : {1u, 3u, 5u, 9u, 13u, 17u, 21u, 33u}) {
+    SystolicGeometry F = geometry(N, N), D = geometry(N, N, 1, 8);
+    SystolicShape SF = choose(F), SD = choose(D);
+    EXPECT_EQ(SF.RowsPerThread, largestFittingRows(F, 64)) << N << "x" << N;
+    EXPECT_EQ(SD.RowsPerThread, largestFittingRows(D, 64)) << N << "x" << N;
+    // Double values take twice the registers: never more rows than float.
+    EXPECT_LE(SD.RowsPerThread, SF.RowsPerThread) << N << "x" << N;
+    EXPECT_EQ(SD.EstimatedRegisters,
+              systolicCacheRegisters(D, SD.RowsPerThread));
+  }
+  // A 13x13 filter: float keeps P = 16 (28 values), double cannot (56
+  // registers for the values alone, plus the overhead).
+  EXPECT_EQ(choose(geometry(13, 13)).RowsPerThread, 16u);
+  EXPECT_LT(choose(geometry(13, 13, 1, 8)).RowsPerThread, 16u);
+  // Tall stencils run out of registers: fewer rows than a short one.
+  EXPECT_LT(choose(geometry(3, 49)).RowsPerThread,
+            choose(geometry(3, 3)).RowsPerThread);
+}
+
+TEST(SystolicModelTest, WeightsInRegistersLowerResidentBlocks) {
+  // Weights count in the estimate and in __launch_bounds__, not in P.
+  SystolicGeometry G = geometry(9, 9, 1, 8);
+  unsigned Without = choose(G).RowsPerThread;
+  G.WeightsInRegisters = true;
+  SystolicShape S = choose(G);
+  EXPECT_EQ(S.RowsPerThread, Without);
+  EXPECT_EQ(S.EstimatedRegisters,
+            systolicCacheRegisters(G, S.RowsPerThread) + 81 * 2);
+  EXPECT_EQ(S.MinBlocksPerSm, residentBlocks(S.EstimatedRegisters, 128));
+  EXPECT_LT(S.MinBlocksPerSm, choose(geometry(9, 9, 1, 8)).MinBlocksPerSm);
+}
+
+TEST(SystolicModelTest, ThreeDimensionalTakesTheFewestRowsWithHalfHalo) {
+  // 3x3x3 (7-point and 27-point): HR(1) = 0.69, HR(2) = 0.53,
+  // HR(4) = 0.375, so P = 4 for float and double alike.
+  SystolicShape F = choose(geometry(3, 3, 3));
+  EXPECT_EQ(F.RowsPerThread, 4u);
+  EXPECT_EQ(F.PlanesPerWarp, 32u);
+  EXPECT_EQ(F.EstimatedRegisters, 6 * 3 + 1 + overhead3D());
+  SystolicShape D = choose(geometry(3, 3, 3, 8));
+  EXPECT_EQ(D.RowsPerThread, 4u);
+  EXPECT_EQ(D.EstimatedRegisters, (6 * 3 + 1) * 2 + overhead3D());
+  EXPECT_LE(D.HaloRatio, 0.5);
+  EXPECT_GT(systolicHaloRatio(geometry(3, 3, 3), 2), 0.5);
+  // 5x5x5: HR(4) = 0.56, HR(8) = 0.42. Float takes P = 8 (61 values,
+  // within twice the budget); double would need 122 registers for the
+  // values at P = 8, so it stops at P = 4 although its halo is above half.
+  EXPECT_EQ(choose(geometry(5, 5, 5)).RowsPerThread, 8u);
+  SystolicShape D5 = choose(geometry(5, 5, 5, 8));
+  EXPECT_EQ(D5.RowsPerThread, 4u);
+  EXPECT_GT(D5.HaloRatio, 0.5);
+}
+
+TEST(SystolicModelTest, BudgetComesFromTheGpu) {
+  // Half of 1024 threads resident with 64K registers: 128 per thread, so
+  // a 13x13 double filter fits P = 16.
+  GpuSpec Small = h100();
+  Small.MaxThreadsPerSm = 1024;
+  SystolicShape S = chooseSystolicShape(geometry(13, 13, 1, 8), Small,
+                                        std::nullopt, std::nullopt);
+  EXPECT_EQ(S.RegisterBudget, 128u);
+  EXPECT_EQ(S.RowsPerThread, 16u);
+  // The per-thread limit caps the budget.
+  Small.MaxRegistersPerThread = 32;
+  SystolicShape Capped = chooseSystolicShape(geometry(3, 3), Small,
+                                             std::nullopt, std::nullopt);
+  EXPECT_EQ(Capped.RegisterBudget, 32u);
+  EXPECT_EQ(Capped.RowsPerThread, largestFittingRows(geometry(3, 3), 32));
+  // An empty spec falls back to 64K registers and 2048 threads.
+  SystolicShape E = chooseSystolicShape(geometry(3, 3), GpuSpec(),
+                                        std::nullopt, std::nullopt);
+  EXPECT_EQ(E.RegisterBudget, 64u);
+  EXPECT_EQ(E.RowsPerThread, 16u);
+  EXPECT_NE(E.Why.find("the GPU's threads"), std::string::npos) << E.Why;
+}
+
+TEST(SystolicModelTest, OverridesWin) {
+  SystolicShape S = choose(geometry(3, 3), 4u, 256u);
+  EXPECT_EQ(S.RowsPerThread, 4u);
+  EXPECT_EQ(S.WarpsPerBlock, 8u);
+  EXPECT_EQ(S.MinBlocksPerSm, residentBlocks(S.EstimatedRegisters, 256));
+  EXPECT_DOUBLE_EQ(S.HaloRatio, systolicHaloRatio(geometry(3, 3), 4));
+  EXPECT_NE(S.Why.find("p(4) as given"), std::string::npos) << S.Why;
+  EXPECT_NE(S.Why.find("256 threads per block as given"), std::string::npos)
+      << S.Why;
+  // p(..) wins even beyond the model's MaxRowsPerThread and the budget.
+  SystolicShape Big = choose(geometry(3, 3, 1, 8), 64u);
+  EXPECT_EQ(Big.RowsPerThread, 64u);
+  EXPECT_GT(Big.EstimatedRegisters, Big.RegisterBudget);
+  // In 3D too.
+  EXPECT_EQ(choose(geometry(3, 3, 3), 2u).RowsPerThread, 2u);
+  // block(..) alone keeps the model's P.
+  SystolicShape B = choose(geometry(3, 3), std::nullopt, 1024u);
+  EXPECT_EQ(B.RowsPerThread, 16u);
+  EXPECT_EQ(B.WarpsPerBlock, 32u);
+  EXPECT_EQ(B.MinBlocksPerSm, 1u);
+}
+
+TEST(SystolicModelTest, WhyNamesPAndTheHalo) {
+  SystolicShape S = choose(geometry(3, 3));
+  EXPECT_EQ(S.Why,
+            "P = 16 rows per thread, the most (up to 16) whose cache (~" +
+                std::to_string(19 + overhead2D()) +
+                " registers) fits the budget of 64 that keeps half of the "
+                "NVIDIA H100 SXM5 80GB's threads resident; each thread "
+                "caches 18 rows, so 17% of what a warp loads is halo "
+                "(section 5.3); 128 threads per block (the paper's B = 128)");
+  SystolicShape T = choose(geometry(3, 3, 3, 8));
+  EXPECT_NE(T.Why.find("P = 4 rows per thread"), std::string::npos) << T.Why;
+  EXPECT_NE(T.Why.find("each thread caches 6 rows in each of 3 planes"),
+            std::string::npos)
+      << T.Why;
+  EXPECT_NE(T.Why.find("38% of what a warp loads is halo"), std::string::npos)
+      << T.Why;
+  EXPECT_NE(T.Why.find("each warp streams 32 planes along z"),
+            std::string::npos)
+      << T.Why;
+  // One cached row: singular.
+  SystolicShape One = choose(geometry(3, 1), 1u);
+  EXPECT_NE(One.Why.find("caches 1 row,"), std::string::npos) << One.Why;
+}
+
+} // namespace
