@@ -34,13 +34,12 @@ unsigned systolicRegisters(const SystolicGeometry &G, unsigned RowsPerThread) {
          (G.WeightsInRegisters ? G.Taps * PerValue : 0);
 }
 
-SystolicShape chooseSystolicShape(const SystolicGeometry &G,
-                                  const GpuSpec &Gpu,
+SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                                   std::optional<unsigned> RowsOverride,
                                   std::optional<unsigned> BlockOverride) {
   SystolicShape S;
-  S.WarpsPerBlock =
-      BlockOverride ? std::max(1u, *BlockOverride / WarpSize) : DefaultWarpsPerBlock;
+  S.WarpsPerBlock = BlockOverride ? std::max(1u, *BlockOverride / WarpSize)
+                                  : DefaultWarpsPerBlock;
   S.PlanesPerWarp = G.Planes > 1 ? DefaultPlanesPerWarp : 1;
   // Half the SM's threads resident: the register budget per thread.
   uint64_t RegisterFile = Gpu.RegistersPerSm ? Gpu.RegistersPerSm : 65536;
@@ -78,16 +77,14 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G,
   // Ask for as many resident blocks as the estimate allows (rounded up to
   // the allocation granularity of 8), so the compiler neither spills nor
   // takes registers the estimate does not need.
-  unsigned PerThread =
-      std::max(Budget, (S.EstimatedRegisters + 7) / 8 * 8);
-  S.MinBlocksPerSm = std::max<unsigned>(
-      1, unsigned(RegisterFile /
-                  (uint64_t(S.WarpsPerBlock) * WarpSize * PerThread)));
+  unsigned PerThread = std::max(Budget, (S.EstimatedRegisters + 7) / 8 * 8);
+  S.MinBlocksPerSm =
+      std::max<unsigned>(1, unsigned(RegisterFile / (uint64_t(S.WarpsPerBlock) *
+                                                     WarpSize * PerThread)));
   S.HaloRatio = systolicHaloRatio(G, S.RowsPerThread);
   unsigned Cached = S.RowsPerThread + G.Rows - 1;
   std::string Rows =
-      RowsOverride
-          ? llvm::formatv("p({0}) as given", S.RowsPerThread).str()
+      RowsOverride ? llvm::formatv("p({0}) as given", S.RowsPerThread).str()
       : G.Planes == 1
           ? llvm::formatv("P = {0} rows per thread, the most (up to {1}) "
                           "whose cache (~{2} registers) fits the budget of {3} "

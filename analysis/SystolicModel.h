@@ -76,8 +76,7 @@ unsigned systolicRegisters(const SystolicGeometry &G, unsigned RowsPerThread);
 
 /// Chooses the shape; \p RowsOverride (p(..)) and \p BlockOverride
 /// (block(..), in threads, a multiple of 32) win over the model.
-SystolicShape chooseSystolicShape(const SystolicGeometry &G,
-                                  const GpuSpec &Gpu,
+SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                                   std::optional<unsigned> RowsOverride,
                                   std::optional<unsigned> BlockOverride);
 

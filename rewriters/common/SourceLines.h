@@ -1,4 +1,5 @@
-//===- SourceLines.h - Line positions and edit errors for passes -*- C++ -*-===//
+//===- SourceLines.h - Line positions and edit errors for passes -*- C++
+//-*-===//
 //
 // Generated definitions go on lines of their own, before or after the code
 // they come from; every pass needs the same few positions, and reports a

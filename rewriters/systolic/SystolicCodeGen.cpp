@@ -112,11 +112,10 @@ private:
     std::vector<std::string> Texts;
     const SourceManager &SM = Ctx.getSourceManager();
     for (const ParmVarDecl *P : Plan.Kernel->parameters())
-      Texts.push_back(
-          Lexer::getSourceText(
-              CharSourceRange::getTokenRange(P->getSourceRange()), SM,
-              Ctx.getLangOpts())
-              .str());
+      Texts.push_back(Lexer::getSourceText(
+                          CharSourceRange::getTokenRange(P->getSourceRange()),
+                          SM, Ctx.getLangOpts())
+                          .str());
     return Texts;
   }
   std::vector<std::string> extentNames() {
@@ -179,7 +178,8 @@ private:
         "points\n"
         "// {1} writes, with the same weights (summed in another order).\n",
         kernelName(), Name, Summary, In,
-        is3D() ? ", one per plane of the z window, and\n// streams along z" : "");
+        is3D() ? ", one per plane of the z window, and\n// streams along z"
+               : "");
     return C;
   }
 
@@ -250,7 +250,9 @@ private:
     return S;
   }
 
-  std::string begin(unsigned D) { return local(std::string(Axis[D]) + "Begin"); }
+  std::string begin(unsigned D) {
+    return local(std::string(Axis[D]) + "Begin");
+  }
   std::string end(unsigned D) { return local(std::string(Axis[D]) + "End"); }
 
   /// The warp's columns, and the part of the needed-point test that only
@@ -298,9 +300,9 @@ private:
     std::vector<std::string> Alts;
     for (size_t G = 0; G != Plan.Reads.size(); ++G) {
       const ReadGroup &R = Plan.Reads[G];
-      std::string A = formatv("({0} && {1} >= {2}{3} && {1} < {4}{5}",
-                              columnFlag(G), Row, begin(1), plus(R.Y.First),
-                              end(1), plus(R.Y.Last));
+      std::string A =
+          formatv("({0} && {1} >= {2}{3} && {1} < {4}{5}", columnFlag(G), Row,
+                  begin(1), plus(R.Y.First), end(1), plus(R.Y.Last));
       if (!Plane.empty())
         A += formatv(" && {0} >= {1}{2} && {0} < {3}{4}", Plane, begin(2),
                      plus(R.Z.First), end(2), plus(R.Z.Last));
@@ -324,8 +326,8 @@ private:
   std::string sums(const std::function<std::string(int64_t)> &Cache,
                    const std::string &Indent) {
     std::string Sum = local("sum"), I = local("i");
-    std::string S = formatv("{0}{1} {2}[@S::Rows] = {{};\n", Indent, type(),
-                            Sum);
+    std::string S =
+        formatv("{0}{1} {2}[@S::Rows] = {{};\n", Indent, type(), Sum);
     std::string Shift =
         formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, {0}[{1}], 1);", Sum, I);
     if (Plan.Loop) {
@@ -409,11 +411,11 @@ private:
   std::string store(const std::string &Plane, const std::string &Indent) {
     std::string OutX = local("outX"), OutY = local("outY"), I = local("i");
     std::array<std::string, 3> At = {OutX, OutY, Plane};
-    std::string S = formatv("{0}const long long {1} = {2} + {3} - @S::Halo;\n"
-                            "{0}if ({3} >= @S::Halo && {1} >= {4} && "
-                            "{1} < {5}",
-                            Indent, OutX, local("tileX"), local("lane"),
-                            begin(0), end(0));
+    std::string S =
+        formatv("{0}const long long {1} = {2} + {3} - @S::Halo;\n"
+                "{0}if ({3} >= @S::Halo && {1} >= {4} && "
+                "{1} < {5}",
+                Indent, OutX, local("tileX"), local("lane"), begin(0), end(0));
     if (!Plane.empty())
       S += formatv(" && {0} >= {1}", Plane, begin(2));
     S += ") {\n";
@@ -443,12 +445,12 @@ private:
   std::string loadRows(const std::string &Target, const std::string &PlaneExpr,
                        const std::string &Indent) {
     std::string C = local("c"), Row = local("row"), Plane = local("plane");
-    std::string S = formatv("{0}#pragma unroll\n"
-                            "{0}for (int {1} = 0; {1} < @S::Cached; ++{1}) "
-                            "{{\n"
-                            "{0}  const long long {2} = {3} + {1}{4};\n",
-                            Indent, C, Row, local("tileY"),
-                            plus(Plan.Range[1].First));
+    std::string S =
+        formatv("{0}#pragma unroll\n"
+                "{0}for (int {1} = 0; {1} < @S::Cached; ++{1}) "
+                "{{\n"
+                "{0}  const long long {2} = {3} + {1}{4};\n",
+                Indent, C, Row, local("tileY"), plus(Plan.Range[1].First));
     if (!PlaneExpr.empty())
       S += formatv("{0}  const long long {1} = {2};\n", Indent, Plane,
                    PlaneExpr);
@@ -485,14 +487,16 @@ private:
         "      if ({0} + @S::Planes <= {2})\n"
         "        continue;\n",
         TileZ, end(2), begin(2));
-    S += formatv("      // {0}[{1}] holds plane z{2} + {1} for output plane z.\n"
-                 "      {3} {0}[@S::Window][@S::Cached];\n"
-                 "#pragma unroll\n"
-                 "      for (int {1} = 1; {1} < @S::Window; ++{1}) {{\n",
-                 W, K, plus(Plan.Range[2].First), type());
-    S += loadRows(W + "[" + K + "]",
-                  formatv("{0} + {1} - 1{2}", TileZ, K, plus(Plan.Range[2].First)),
-                  "        ");
+    S +=
+        formatv("      // {0}[{1}] holds plane z{2} + {1} for output plane z.\n"
+                "      {3} {0}[@S::Window][@S::Cached];\n"
+                "#pragma unroll\n"
+                "      for (int {1} = 1; {1} < @S::Window; ++{1}) {{\n",
+                W, K, plus(Plan.Range[2].First), type());
+    S += loadRows(
+        W + "[" + K + "]",
+        formatv("{0} + {1} - 1{2}", TileZ, K, plus(Plan.Range[2].First)),
+        "        ");
     S += "      }\n";
     S += formatv("      for (long long {0} = {1}; {0} < {1} + @S::Planes && "
                  "{0} < {2}; ++{0}) {{\n",
@@ -540,8 +544,8 @@ private:
         "static void {2}({3}) {{\n"
         "  using @S = {4};\n"
         "  (void){7};\n",
-        kernelName(), Name, systolicLauncherName(Plan), llvm::join(Params, ", "),
-        shapeName(), Grid, Block, Shared, Stream);
+        kernelName(), Name, systolicLauncherName(Plan),
+        llvm::join(Params, ", "), shapeName(), Grid, Block, Shared, Stream);
     // A coordinate that steps by a constant per block covers the launch's
     // threads without gaps or overlaps only when the block is that wide;
     // any other launch runs the original kernel.

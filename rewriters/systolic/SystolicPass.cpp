@@ -41,8 +41,8 @@ public:
     std::optional<unsigned> P, Block;
     if (std::string Why = clauses(C, P, Block); !Why.empty())
       return refuse(C, Why);
-    SystolicShape Shape = chooseSystolicShape(Plan.Geometry, Context.Gpu, P,
-                                              Block);
+    SystolicShape Shape =
+        chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block);
     std::string Summary = describeOffsets(*Analysis.Shape);
     std::string Code = generateSystolicCode(Plan, Shape, Summary);
     const FunctionDecl *Def = Kernel->getDefinition();
@@ -106,9 +106,9 @@ private:
       if (S.InMacro || S.InTemplate)
         return std::string("a launch") + At + " is inside a " +
                (S.InMacro ? "macro" : "template");
-      if (SM.isBeforeInTranslationUnit(S.Call->getBeginLoc(),
-                                       Def->getEndLoc()))
-        return "a launch" + At + " comes before the kernel's definition, "
+      if (SM.isBeforeInTranslationUnit(S.Call->getBeginLoc(), Def->getEndLoc()))
+        return "a launch" + At +
+               " comes before the kernel's definition, "
                "where the generated launcher is not yet declared";
       Sites.push_back(&S);
     }
@@ -166,10 +166,10 @@ private:
     std::string Call = namespacePrefix(Plan.Kernel) +
                        systolicLauncherName(Plan) + "(" +
                        llvm::join(Args, ", ") + ")";
-    return check(Context.Edits.replace(
-                     CharSourceRange::getTokenRange(S.Call->getSourceRange()),
-                     Call),
-                 S.Call->getBeginLoc());
+    return check(
+        Context.Edits.replace(
+            CharSourceRange::getTokenRange(S.Call->getSourceRange()), Call),
+        S.Call->getBeginLoc());
   }
 
   /// "a::b::" for a kernel in namespace a::b (anonymous ones need no

@@ -47,8 +47,8 @@ public:
     Plan.Geometry.Planes = Plan.planes();
     Plan.Geometry.Taps = unsigned(Plan.Taps.size());
     Plan.Geometry.ElementBytes = Plan.IsDouble ? 8 : 4;
-    Plan.Geometry.WeightsInRegisters = llvm::any_of(
-        Shape.Points, [](const StencilPoint &P) {
+    Plan.Geometry.WeightsInRegisters =
+        llvm::any_of(Shape.Points, [](const StencilPoint &P) {
           return P.Weight.K == StencilCoefficient::FilterElement;
         });
     R.Plan = std::move(Plan);
@@ -144,8 +144,8 @@ private:
         Box.Constant = *B.LimitValue + Adjust;
       Box.Value = "(long long)(" + B.Limit + ")";
       if (Adjust)
-        Box.Value += (Adjust > 0 ? " + " : " - ") +
-                     std::to_string(std::llabs(Adjust));
+        Box.Value +=
+            (Adjust > 0 ? " + " : " - ") + std::to_string(std::llabs(Adjust));
       Plan.Bounds.push_back(Box);
     }
     return true;
@@ -201,11 +201,11 @@ private:
 
   /// The weight's variable, converted when its type is not the element's.
   std::string castIfNeeded(const StencilCoefficient &W) const {
-    QualType T = W.Source ? W.Source->getType().getNonReferenceType()
-                          : QualType();
-    if (!T.isNull() && T->isSpecificBuiltinType(Plan.IsDouble
-                                                    ? BuiltinType::Double
-                                                    : BuiltinType::Float))
+    QualType T =
+        W.Source ? W.Source->getType().getNonReferenceType() : QualType();
+    if (!T.isNull() &&
+        T->isSpecificBuiltinType(Plan.IsDouble ? BuiltinType::Double
+                                               : BuiltinType::Float))
       return W.SourceName;
     return cast(W.SourceName);
   }
@@ -253,10 +253,9 @@ private:
       Plan.Range[D] = {INT64_MAX, INT64_MIN};
     for (const StencilPoint &P : Shape.Points) {
       std::array<int64_t, 3> O = {P.Offset.DX, P.Offset.DY, P.Offset.DZ};
-      std::string Where = "(" + std::to_string(O[0]) + "," +
-                          std::to_string(O[1]) +
-                          (Plan.Rank == 3 ? "," + std::to_string(O[2]) : "") +
-                          ")";
+      std::string Where =
+          "(" + std::to_string(O[0]) + "," + std::to_string(O[1]) +
+          (Plan.Rank == 3 ? "," + std::to_string(O[2]) : "") + ")";
       if (P.Conditional)
         return refuse("the read at offset " + Where +
                       " happens only under a condition inside the kernel");
@@ -271,9 +270,9 @@ private:
       // A tap that is exactly one filter element can be looped over.
       const StencilCoefficient &C = P.Weight;
       if (C.K == StencilCoefficient::FilterElement && C.FilterIndex.size() == 1)
-        FilterTaps[O] = {C.FilterIndex[0] - (isStaged(C) ? Plan.Filter->First
-                                                          : 0),
-                         C.Scale, isStaged(C) ? StagedFilterToken : C.SourceName};
+        FilterTaps[O] = {
+            C.FilterIndex[0] - (isStaged(C) ? Plan.Filter->First : 0), C.Scale,
+            isStaged(C) ? StagedFilterToken : C.SourceName};
       if (Repeated)
         FilterTaps.erase(O);
       for (unsigned D = 0; D != 3; ++D) {
@@ -361,8 +360,7 @@ private:
     for (auto &[ZY, Xs] : Columns) {
       std::vector<TapRun> Runs = RunsOf(Xs);
       if (!Rows.empty() && Rows.back().Z.First == ZY.first &&
-          Rows.back().Y.Last + 1 == ZY.second &&
-          Rows.back().XRuns == Runs) {
+          Rows.back().Y.Last + 1 == ZY.second && Rows.back().XRuns == Runs) {
         Rows.back().Y.Last = ZY.second;
         continue;
       }
@@ -386,9 +384,8 @@ private:
   }
 
   static bool planeHasOneGroup(const std::vector<ReadGroup> &Rows, int64_t Z) {
-    return llvm::count_if(Rows, [Z](const ReadGroup &G) {
-             return G.Z.First == Z;
-           }) == 1;
+    return llvm::count_if(
+               Rows, [Z](const ReadGroup &G) { return G.Z.First == Z; }) == 1;
   }
 
   const StencilShape &Shape;

@@ -1,4 +1,5 @@
-//===- SystolicPlan.h - What an SSAM kernel computes, or why not -*- C++ -*-===//
+//===- SystolicPlan.h - What an SSAM kernel computes, or why not -*- C++
+//-*-===//
 //
 // Turns a stencil's analysis (analysis/StencilAccess.h) into what the
 // generated kernel needs: the taps with their weights as C++ expressions,
@@ -99,9 +100,13 @@ struct SystolicPlan {
   std::array<std::string, 3> BlockFactor;
   SystolicGeometry Geometry;
 
-  unsigned columns() const { return unsigned(Range[0].Last - Range[0].First + 1); }
+  unsigned columns() const {
+    return unsigned(Range[0].Last - Range[0].First + 1);
+  }
   unsigned rows() const { return unsigned(Range[1].Last - Range[1].First + 1); }
-  unsigned planes() const { return unsigned(Range[2].Last - Range[2].First + 1); }
+  unsigned planes() const {
+    return unsigned(Range[2].Last - Range[2].First + 1);
+  }
 };
 
 struct SystolicPlanResult {
