@@ -147,6 +147,15 @@ inline harness::Args parseArgs3d(int argc, char **argv, const char *Name) {
   return harness::parseArgs(argc, argv, Name, {512, 512, 512});
 }
 
+//===-- Launch ------------------------------------------------------------===//
+
+/// The grid of one-thread-per-point blocks of shape \p Block covering a W x H
+/// (x D) domain: every sample's kernel launch uses it.
+inline dim3 launchGrid(dim3 Block, int W, int H, int D = 1) {
+  return dim3((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y,
+              (D + Block.z - 1) / Block.z);
+}
+
 //===-- Reference and check -----------------------------------------------===//
 
 /// Calls Body(I) for every I in [Begin, End) on all host cores, handing out

@@ -37,9 +37,9 @@ __global__ void stencil2d121pt(const real *__restrict__ in,
 
 static void launchStencil(const real *In, real *Out, const real *Filter, int W,
                           int H) {
-  dim3 Block(32, 8);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y);
-  stencil2d121pt<<<Grid, Block>>>(In, Out, Filter, W, H);
+  const dim3 Block(32, 8);
+  stencil2d121pt<<<stencil::launchGrid(Block, W, H), Block>>>(In, Out, Filter,
+                                                              W, H);
 }
 
 int main(int argc, char **argv) {

@@ -36,9 +36,9 @@ __global__ void stencil2d21pt(const real *__restrict__ in,
 
 static void launchStencil(const real *In, real *Out, const real *WX,
                           const real *WY, int W, int H) {
-  dim3 Block(32, 8);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y);
-  stencil2d21pt<<<Grid, Block>>>(In, Out, WX, WY, W, H);
+  const dim3 Block(32, 8);
+  stencil2d21pt<<<stencil::launchGrid(Block, W, H), Block>>>(In, Out, WX, WY, W,
+                                                             H);
 }
 
 int main(int argc, char **argv) {

@@ -30,9 +30,9 @@ __global__ void stencil2d5pt(const real *__restrict__ in,
 
 static void launchStencil(const real *In, real *Out, int W, int H, real CC,
                           real CW, real CE, real CS, real CN) {
-  dim3 Block(32, 8);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y);
-  stencil2d5pt<<<Grid, Block>>>(In, Out, W, H, CC, CW, CE, CS, CN);
+  const dim3 Block(32, 8);
+  stencil2d5pt<<<stencil::launchGrid(Block, W, H), Block>>>(In, Out, W, H, CC,
+                                                            CW, CE, CS, CN);
 }
 
 int main(int argc, char **argv) {

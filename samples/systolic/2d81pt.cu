@@ -35,9 +35,8 @@ __global__ void stencil2d81pt(const real *__restrict__ in,
 }
 
 static void launchStencil(const real *In, real *Out, int W, int H) {
-  dim3 Block(32, 8);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y);
-  stencil2d81pt<<<Grid, Block>>>(In, Out, W, H);
+  const dim3 Block(32, 8);
+  stencil2d81pt<<<stencil::launchGrid(Block, W, H), Block>>>(In, Out, W, H);
 }
 
 int main(int argc, char **argv) {

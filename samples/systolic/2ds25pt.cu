@@ -38,9 +38,9 @@ __global__ void stencil2ds25pt(const real *__restrict__ in,
 
 static void launchStencil(const real *In, real *Out, const real *Weights, int W,
                           int H) {
-  dim3 Block(32, 8);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y);
-  stencil2ds25pt<<<Grid, Block>>>(In, Out, Weights, W, H);
+  const dim3 Block(32, 8);
+  stencil2ds25pt<<<stencil::launchGrid(Block, W, H), Block>>>(In, Out, Weights,
+                                                              W, H);
 }
 
 int main(int argc, char **argv) {

@@ -32,10 +32,9 @@ __global__ void stencil3d7pt(const real *__restrict__ in,
 }
 
 static void launchStencil(const real *In, real *Out, int W, int H, int D) {
-  dim3 Block(32, 4, 4);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y,
-            (D + Block.z - 1) / Block.z);
-  stencil3d7pt<<<Grid, Block>>>(In, Out, W, H, D);
+  const dim3 Block(32, 4, 4);
+  stencil3d7pt<<<stencil::launchGrid(Block, W, H, D), Block>>>(In, Out, W, H,
+                                                               D);
 }
 
 int main(int argc, char **argv) {

@@ -66,9 +66,8 @@ __global__ void {name}(const float *__restrict__ in, float *__restrict__ out,
 
 static void launchConv(const float *In, float *Out, const float *Filter, int W,
                        int H) {{
-  dim3 Block(32, 8);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y);
-  {name}<<<Grid, Block>>>(In, Out, Filter, W, H);
+  const dim3 Block(32, 8);
+  {name}<<<stencil::launchGrid(Block, W, H), Block>>>(In, Out, Filter, W, H);
 }}
 
 int main(int argc, char **argv) {{

@@ -41,10 +41,8 @@ __global__ void poisson19pt(const real *__restrict__ in, real *__restrict__ out,
 }
 
 static void launchStencil(const real *In, real *Out, int W, int H, int D) {
-  dim3 Block(32, 4, 4);
-  dim3 Grid((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y,
-            (D + Block.z - 1) / Block.z);
-  poisson19pt<<<Grid, Block>>>(In, Out, W, H, D);
+  const dim3 Block(32, 4, 4);
+  poisson19pt<<<stencil::launchGrid(Block, W, H, D), Block>>>(In, Out, W, H, D);
 }
 
 int main(int argc, char **argv) {

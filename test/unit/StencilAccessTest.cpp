@@ -1512,11 +1512,27 @@ std::string layout(const ArrayIndexing &I) {
   for (size_t K = 0; K != I.Strides.size(); ++K) {
     Out += K ? "; [" : "[";
     for (unsigned D = 0; D != 3; ++D)
-      Out += (D ? "," : "") + (I.Strides[K][D].empty() ? std::string("-")
-                                                       : I.Strides[K][D]);
+      Out += (D ? "," : "") +
+             (I.Strides[K][D].empty() ? std::string("-") : I.Strides[K][D]);
     Out += "] + " + (K < I.Rest.size() ? I.Rest[K] : std::string("<none>"));
   }
   return Out;
+}
+
+/// Analyses kernel "k" with the parameters (in, out, W, H[, \p Extra]),
+/// the usual coordinates and the guard 1 <= x < W - 1, 1 <= y < H - 1,
+/// then \p Body.
+Analysis analyzeInterior2D(llvm::StringRef Extra, llvm::StringRef Body) {
+  std::string Code =
+      "__global__ void k(const float *in, float *out, int W, int H" +
+      std::string(Extra.empty() ? "" : ", ") + Extra.str() +
+      ") {\n"
+      "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)\n"
+      "    return;\n" +
+      Body.str() + "}\n";
+  return analyze(Code);
 }
 
 TEST(StencilCodegenFieldsTest, FlatIndexing2D) {
@@ -1642,14 +1658,8 @@ __global__ void k(const float *in, float *out, int W, int H) {
 }
 
 TEST(StencilCodegenFieldsTest, ReadFreeTermIsABias) {
-  Analysis A = analyze(R"(
-__global__ void k(const float *in, float *out, int W, int H) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
-    return;
+  Analysis A = analyzeInterior2D("", R"(
   out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1] + 1.0f;
-}
 )");
   ASSERT_TRUE(A.Result) << A.Result.Refusal;
   EXPECT_EQ(A.shape().ReadFreeTerm, "1.0f");
@@ -1658,17 +1668,11 @@ __global__ void k(const float *in, float *out, int W, int H) {
 }
 
 TEST(StencilCodegenFieldsTest, ReadFreeTermThroughAnAccumulator) {
-  Analysis A = analyze(R"(
-__global__ void k(const float *in, float *out, int W, int H, float bias) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
-    return;
+  Analysis A = analyzeInterior2D("float bias", R"(
   float s = bias;
   s += in[y * W + x - 1];
   s += in[(y + 1) * W + x];
   out[y * W + x] = s;
-}
 )");
   ASSERT_TRUE(A.Result) << A.Result.Refusal;
   EXPECT_EQ(A.shape().ReadFreeTerm, "bias");
@@ -1695,14 +1699,8 @@ __global__ void k(const float *in, float *out, const float *w, int W, int H) {
 }
 
 TEST(StencilCodegenFieldsTest, ScaledSumIsNoBias) {
-  Analysis A = analyze(R"(
-__global__ void k(const float *in, float *out, int W, int H) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
-    return;
+  Analysis A = analyzeInterior2D("", R"(
   out[y * W + x] = 0.25f * (in[y * W + x - 1] + in[y * W + x + 1]);
-}
 )");
   ASSERT_TRUE(A.Result) << A.Result.Refusal;
   EXPECT_EQ(A.shape().ReadFreeTerm, "");
@@ -1726,14 +1724,8 @@ __global__ void k(const float *in, float *out, int W, int H) {
 }
 
 TEST(StencilCodegenFieldsTest, InputReadWithTwoBases) {
-  Analysis A = analyze(R"(
-__global__ void k(const float *in, float *out, int W, int H, int P) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
-    return;
+  Analysis A = analyzeInterior2D("int P", R"(
   out[y * W + x] = in[y * W + x - 1] + in[y * P + x];
-}
 )");
   // The offsets are still known (y's stride differs: in[y * P + x] is at
   // offset (0,0) in its own layout), but one cache cannot serve both.
@@ -1744,14 +1736,8 @@ __global__ void k(const float *in, float *out, int W, int H, int P) {
 
 TEST(StencilCodegenFieldsTest, InputReadAtANonConstantBaseIsRefused) {
   // A second region of the same input (a plane at W*H) is no offset.
-  Analysis A = analyze(R"(
-__global__ void k(const float *in, float *out, int W, int H) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
-    return;
+  Analysis A = analyzeInterior2D("", R"(
   out[y * W + x] = in[y * W + x - 1] + in[W * H + y * W + x];
-}
 )");
   EXPECT_EQ(A.refusal(), "the offset from the output is not a constant "
                          "multiple of the strides: 'W*H'");
