@@ -443,7 +443,9 @@ class StencilAnalyzer {
 public:
   explicit StencilAnalyzer(const FunctionDecl &Kernel)
       : Kernel(Kernel), Ctx(Kernel.getASTContext()),
-        SM(Ctx.getSourceManager()) {}
+        SM(Ctx.getSourceManager()) {
+    Shape.Index32 = true; // Until an index of another type is seen.
+  }
 
   StencilResult run();
 
@@ -476,6 +478,7 @@ private:
   std::optional<int64_t> constantValue(const VarDecl *V);
   std::optional<Address> evalAddress(const Expr *E);
   std::optional<Address> evalLValue(const Expr *E);
+  void noteIndexType(const Expr *Index);
   const VarDecl *rootOf(const Expr *E, unsigned Depth = 0) const;
   std::nullopt_t fail(const Stmt *S, std::string Why,
                       bool DataDependent = false);
@@ -1336,6 +1339,7 @@ std::optional<Address> StencilAnalyzer::evalAddress(const Expr *E) {
       bool PtrLeft = BO->getLHS()->getType()->isPointerType();
       const Expr *Ptr = PtrLeft ? BO->getLHS() : BO->getRHS();
       const Expr *Offset = PtrLeft ? BO->getRHS() : BO->getLHS();
+      noteIndexType(Offset);
       std::optional<Address> A = evalAddress(Ptr);
       if (!A)
         return std::nullopt;
@@ -1356,10 +1360,19 @@ std::optional<Address> StencilAnalyzer::evalAddress(const Expr *E) {
                      quote(sourceText(E)));
 }
 
+/// Clears Shape.Index32 unless \p Index is a signed integer of at most 32
+/// bits (after promotion: int).
+void StencilAnalyzer::noteIndexType(const Expr *Index) {
+  QualType T = Index->getType();
+  if (!T->isSignedIntegerType() || Ctx.getTypeSize(T) > 32)
+    Shape.Index32 = false;
+}
+
 /// The address of an lvalue: an element, or an array that will decay.
 std::optional<Address> StencilAnalyzer::evalLValue(const Expr *E) {
   E = E->IgnoreParens();
   if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E)) {
+    noteIndexType(ASE->getIdx());
     std::optional<Address> A = evalAddress(ASE->getBase());
     if (!A)
       return std::nullopt;

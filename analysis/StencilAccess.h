@@ -163,6 +163,10 @@ struct StencilShape {
   /// kernel (an input read with two different bases, a limit that depends
   /// on blockDim); empty when they can.
   std::string CodegenProblem;
+  /// Every subscript and pointer offset the kernel evaluates is a signed
+  /// integer of at most 32 bits, so the original computes each index it
+  /// uses in int, and a kernel that reads and writes the same points may too.
+  bool Index32 = false;
   /// A term of the stored value that reads no input (`+ 1.0f`, `+ bias`):
   /// the weights then do not describe the whole value. Empty when none.
   std::string ReadFreeTerm;

@@ -24,7 +24,9 @@ double systolicHaloRatio(const SystolicGeometry &G, unsigned RowsPerThread) {
 unsigned systolicCacheRegisters(const SystolicGeometry &G,
                                 unsigned RowsPerThread) {
   unsigned PerValue = G.ElementBytes > 4 ? 2 : 1;
-  unsigned Cache = (RowsPerThread + G.Rows - 1) * G.Planes;
+  // 3D keeps the z window and the plane after it (loaded a step early).
+  unsigned Planes = G.Planes > 1 ? G.Planes + 1 : 1;
+  unsigned Cache = (RowsPerThread + G.Rows - 1) * Planes;
   return (Cache + 1) * PerValue + OverheadRegisters;
 }
 

@@ -106,6 +106,8 @@ private:
   std::string type() const { return Plan.ElementType; }
   int64_t halo() const { return Plan.columns() - 1; }
   bool is3D() const { return Plan.Rank == 3; }
+  /// The type of coordinates and indices in the kernel.
+  const char *index() const { return Plan.Index32 ? "int" : "long long"; }
 
   /// The original parameters as written, and the names to forward.
   std::vector<std::string> parameterTexts() const {
@@ -243,7 +245,14 @@ private:
         Lo = "::max(" + Lo + ", " + L + ")";
       for (const std::string &U : Upper)
         Hi = Hi.empty() ? U : "::min(" + Hi + ", " + U + ")";
-      S += formatv("  const long long {0} = {1}, {2} = {3};\n",
+      if (Plan.Index32) {
+        // Both ends lie in [0, extent], and the launcher keeps the extent
+        // within int.
+        Lo = Lower.empty() ? std::to_string(Lowest)
+                           : "(int)::min(" + Lo + ", " + Extents[D] + ")";
+        Hi = "(int)" + Hi; // An extent or a ::min(...).
+      }
+      S += formatv("  const {0} {1} = {2}, {3} = {4};\n", index(),
                    local(std::string(Axis[D]) + "Begin"), Lo,
                    local(std::string(Axis[D]) + "End"), Hi);
     }
@@ -260,17 +269,17 @@ private:
   std::string tile() {
     std::string S;
     S += formatv("  const int {0} = threadIdx.x % 32;\n", local("lane"));
-    S += formatv("  const long long {0} =\n"
-                 "      ((long long)blockIdx.x * @S::Warps + threadIdx.x / "
+    S += formatv("  const {1} {0} =\n"
+                 "      (({1})blockIdx.x * @S::Warps + threadIdx.x / "
                  "32) * @S::Columns;\n",
-                 local("tileX"));
+                 local("tileX"), index());
     S += formatv("  if ({0} >= {1} || {0} + @S::Columns <= {2})\n"
                  "    return; // The whole warp is outside.\n",
                  local("tileX"), end(0), begin(0));
-    S += formatv("  const long long {0} = {1} + {2}{3}; // This lane's "
+    S += formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
                  "input column.\n",
                  local("col"), local("tileX"), local("lane"),
-                 plus(Plan.Range[0].First));
+                 plus(Plan.Range[0].First), index());
     S += "  // Whether the original reads this column (for each group of "
          "taps).\n";
     for (size_t G = 0; G != Plan.Reads.size(); ++G) {
@@ -412,33 +421,34 @@ private:
     std::string OutX = local("outX"), OutY = local("outY"), I = local("i");
     std::array<std::string, 3> At = {OutX, OutY, Plane};
     std::string S =
-        formatv("{0}const long long {1} = {2} + {3} - @S::Halo;\n"
+        formatv("{0}const {6} {1} = {2} + {3} - @S::Halo;\n"
                 "{0}if ({3} >= @S::Halo && {1} >= {4} && "
                 "{1} < {5}",
-                Indent, OutX, local("tileX"), local("lane"), begin(0), end(0));
+                Indent, OutX, local("tileX"), local("lane"), begin(0), end(0),
+                index());
     if (!Plane.empty())
       S += formatv(" && {0} >= {1}", Plane, begin(2));
     S += ") {\n";
     S += formatv("{0}  #pragma unroll\n"
                  "{0}  for (int {1} = 0; {1} < @S::Rows; ++{1}) {{\n"
-                 "{0}    const long long {2} = {3} + {1};\n"
+                 "{0}    const {8} {2} = {3} + {1};\n"
                  "{0}    if ({2} >= {4} && {2} < {5})\n"
                  "{0}      {6} = {7}[{1}];\n"
                  "{0}  }\n"
                  "{0}}\n",
                  Indent, I, OutY, local("tileY"), begin(1), end(1),
-                 Plan.Output.element(At), local("sum"));
+                 Plan.Output.element(At), local("sum"), index());
     return S;
   }
 
   std::string rowLoopHead() {
     std::string TileY = local("tileY");
     return formatv(
-        "  for (long long {0} = (long long)blockIdx.y * @S::Rows; {0} < {1};\n"
-        "       {0} += (long long)gridDim.y * @S::Rows) {{\n"
+        "  for ({3} {0} = ({3})blockIdx.y * @S::Rows; {0} < {1};\n"
+        "       {0} += ({3})gridDim.y * @S::Rows) {{\n"
         "    if ({0} + @S::Rows <= {2})\n"
         "      continue;\n",
-        TileY, end(1), begin(1));
+        TileY, end(1), begin(1), index());
   }
 
   /// Loads @S::Cached rows of one plane into \p Target[c].
@@ -449,11 +459,12 @@ private:
         formatv("{0}#pragma unroll\n"
                 "{0}for (int {1} = 0; {1} < @S::Cached; ++{1}) "
                 "{{\n"
-                "{0}  const long long {2} = {3} + {1}{4};\n",
-                Indent, C, Row, local("tileY"), plus(Plan.Range[1].First));
+                "{0}  const {5} {2} = {3} + {1}{4};\n",
+                Indent, C, Row, local("tileY"), plus(Plan.Range[1].First),
+                index());
     if (!PlaneExpr.empty())
-      S += formatv("{0}  const long long {1} = {2};\n", Indent, Plane,
-                   PlaneExpr);
+      S += formatv("{0}  const {3} {1} = {2};\n", Indent, Plane, PlaneExpr,
+                   index());
     std::array<std::string, 3> At = {local("col"), Row, Plane};
     S += formatv("{0}  {1}[{2}] = {3}\n"
                  "{0}      ? {4}\n"
@@ -476,40 +487,139 @@ private:
     return S;
   }
 
+  /// 3D: the distinct plane ranges of the read groups; the rows a lane
+  /// loads of a plane are the union of the masks of the ranges it lies in.
+  std::vector<TapRun> planeRanges() const {
+    std::vector<TapRun> Ranges;
+    for (const ReadGroup &R : Plan.Reads)
+      if (!llvm::is_contained(Ranges, R.Z))
+        Ranges.push_back(R.Z);
+    return Ranges;
+  }
+
+  std::string rowMask(size_t K) { return local("rowsRead" + std::to_string(K)); }
+  const char *maskType() const {
+    return Shape.RowsPerThread + Plan.rows() - 1 > 32 ? "unsigned long long"
+                                                      : "unsigned";
+  }
+
+  /// 3D: for each plane range, bit c says whether the original reads row
+  /// tileY + c of this lane's column in a plane of that range. Computed once
+  /// per tile, so that each plane's loads test one bit. Ranges whose rows
+  /// are the same share a mask (MaskOfRange).
+  std::string rowMasks() {
+    std::vector<TapRun> Ranges = planeRanges();
+    std::string C = local("c"), Row = local("row");
+    std::vector<std::string> Exprs, Decls;
+    for (const TapRun &Z : Ranges) {
+      std::vector<std::string> Alts;
+      for (size_t G = 0; G != Plan.Reads.size(); ++G) {
+        const ReadGroup &R = Plan.Reads[G];
+        if (R.Z == Z)
+          Alts.push_back(formatv("({0} && {1} >= {2}{3} && {1} < {4}{5})",
+                                 columnFlag(G), Row, begin(1), plus(R.Y.First),
+                                 end(1), plus(R.Y.Last)));
+      }
+      std::string E = llvm::join(Alts, " ||\n          ");
+      if (Alts.size() > 1)
+        E = "(" + E + ")";
+      auto Same = llvm::find(Exprs, E);
+      MaskOfRange.push_back(Same - Exprs.begin());
+      if (Same == Exprs.end()) {
+        Exprs.push_back(E);
+        Decls.push_back(rowMask(Exprs.size() - 1) + " = 0");
+      }
+    }
+    std::string S = formatv(
+        "    // Bit {0} of {1}, ...: the original reads row {2} + {0}{3} of "
+        "this\n"
+        "    // column in the planes that use the mask (tested per plane).\n"
+        "    {4} {5};\n"
+        "    #pragma unroll\n"
+        "    for (int {0} = 0; {0} < @S::Cached; ++{0}) {{\n"
+        "      const {6} {7} = {2} + {0}{3};\n",
+        C, rowMask(0), local("tileY"), plus(Plan.Range[1].First), maskType(),
+        llvm::join(Decls, ", "), index(), Row);
+    for (size_t K = 0; K != Exprs.size(); ++K)
+      S += formatv("      {0} |= ({1}){2} << {3};\n", rowMask(K), maskType(),
+                   Exprs[K], C);
+    S += "    }\n";
+    return S;
+  }
+
+  /// 3D: the statements that load the rows of plane \p PlaneExpr the
+  /// original reads into \p Target[c] (to be put in a block).
+  std::string loadPlane(const std::string &Target, const std::string &PlaneExpr,
+                        const std::string &Indent) {
+    std::vector<TapRun> Ranges = planeRanges();
+    std::string C = local("c"), Row = local("row"), Plane = local("plane");
+    std::string Rows = local("rows");
+    std::vector<std::string> Terms;
+    for (size_t K = 0; K != Ranges.size(); ++K)
+      Terms.push_back(formatv("({0} >= {1}{2} && {0} < {3}{4} ? {5} : 0)",
+                              Plane, begin(2), plus(Ranges[K].First), end(2),
+                              plus(Ranges[K].Last), rowMask(MaskOfRange[K])));
+    std::array<std::string, 3> At = {local("col"), Row, Plane};
+    return formatv("{0}const {1} {2} = {3};\n"
+                   "{0}const {4} {5} =\n"
+                   "{0}    {6};\n"
+                   "{0}#pragma unroll\n"
+                   "{0}for (int {7} = 0; {7} < @S::Cached; ++{7}) {{\n"
+                   "{0}  const {1} {8} = {9} + {7}{10};\n"
+                   "{0}  {11}[{7}] = ({5} >> {7} & 1) ? {12} : {13}(0);\n"
+                   "{0}}\n",
+                   Indent, index(), Plane, PlaneExpr, maskType(), Rows,
+                   llvm::join(Terms, " |\n" + Indent + "    "), C, Row,
+                   local("tileY"), plus(Plan.Range[1].First), Target,
+                   Plan.Input.element(At), type());
+  }
+
+  /// 3D (section 4.8 replaced by streaming, docs/systolic.md): each warp
+  /// walks Planes output planes along z with a window of the Window planes
+  /// the taps reach in registers, plus the next plane, loaded one step
+  /// ahead so that its loads overlap this step's arithmetic.
   std::string body3D() {
     std::string W = local("window"), Z = local("z"), K = local("w");
-    std::string TileZ = local("tileZ");
+    std::string Next = local("next"), TileZ = local("tileZ");
     std::string S = rowLoopHead();
+    S += rowMasks();
     S += formatv(
-        "    for (long long {0} = (long long)blockIdx.z * @S::Planes; {0} < "
-        "{1};\n"
-        "         {0} += (long long)gridDim.z * @S::Planes) {{\n"
+        "    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
+        "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
         "      if ({0} + @S::Planes <= {2})\n"
         "        continue;\n",
-        TileZ, end(2), begin(2));
-    S +=
-        formatv("      // {0}[{1}] holds plane z{2} + {1} for output plane z.\n"
-                "      {3} {0}[@S::Window][@S::Cached];\n"
-                "#pragma unroll\n"
-                "      for (int {1} = 1; {1} < @S::Window; ++{1}) {{\n",
-                W, K, plus(Plan.Range[2].First), type());
-    S += loadRows(
+        TileZ, end(2), begin(2), index());
+    S += formatv(
+        "      // {0}[{1}] holds plane z{2} + {1} for output plane z; {3} the\n"
+        "      // plane after it, loaded one step early.\n"
+        "      {4} {0}[@S::Window][@S::Cached], {3}[@S::Cached];\n"
+        "      #pragma unroll\n"
+        "      for (int {1} = 1; {1} < @S::Window; ++{1}) {{\n",
+        W, K, plus(Plan.Range[2].First), Next, type());
+    S += loadPlane(
         W + "[" + K + "]",
         formatv("{0} + {1} - 1{2}", TileZ, K, plus(Plan.Range[2].First)),
         "        ");
+    S += "      }\n      {\n";
+    S += loadPlane(Next, formatv("{0}{1}", TileZ, plus(Plan.Range[2].Last)),
+                   "        ");
     S += "      }\n";
-    S += formatv("      for (long long {0} = {1}; {0} < {1} + @S::Planes && "
+    S += formatv("      for ({3} {0} = {1}; {0} < {1} + @S::Planes && "
                  "{0} < {2}; ++{0}) {{\n",
-                 Z, TileZ, end(2));
-    S += formatv("        // Rotate the window and load its new last plane.\n"
-                 "#pragma unroll\n"
-                 "        for (int {0} = 0; {0} + 1 < @S::Window; ++{0})\n"
-                 "#pragma unroll\n"
+                 Z, TileZ, end(2), index());
+    S += formatv("        // Rotate the window, take in the next plane and "
+                 "start loading the one after.\n"
+                 "        #pragma unroll\n"
+                 "        for (int {0} = 0; {0} < @S::Window; ++{0})\n"
+                 "          #pragma unroll\n"
                  "          for (int {1} = 0; {1} < @S::Cached; ++{1})\n"
-                 "            {2}[{0}][{1}] = {2}[{0} + 1][{1}];\n",
-                 K, local("c"), W);
-    S += loadRows(W + "[@S::Window - 1]",
-                  formatv("{0}{1}", Z, plus(Plan.Range[2].Last)), "        ");
+                 "            {2}[{0}][{1}] = {0} + 1 < @S::Window ? "
+                 "{2}[{0} + 1][{1}] : {3}[{1}];\n"
+                 "        {{\n",
+                 K, local("c"), W, Next);
+    S += loadPlane(Next, formatv("{0} + 1{1}", Z, plus(Plan.Range[2].Last)),
+                   "          ");
+    S += "        }\n";
     S += sums(
         [&](int64_t DZ) {
           return W + "[" + std::to_string(DZ - Plan.Range[2].First) + "]";
@@ -546,24 +656,39 @@ private:
         "  (void){7};\n",
         kernelName(), Name, systolicLauncherName(Plan),
         llvm::join(Params, ", "), shapeName(), Grid, Block, Shared, Stream);
+    for (unsigned D = 0; D != Plan.Rank; ++D)
+      S += formatv("  const long long {0} = (long long){1}.{3} * {2}.{3};\n",
+                   Extents[D], Grid, Block, Axis[D]);
+    // Launches the systolic kernel cannot cover exactly run the original.
+    std::vector<std::string> Fallback, Why;
     // A coordinate that steps by a constant per block covers the launch's
-    // threads without gaps or overlaps only when the block is that wide;
-    // any other launch runs the original kernel.
-    std::vector<std::string> Mismatch;
+    // threads without gaps or overlaps only when the block is that wide.
     for (unsigned D = 0; D != Plan.Rank; ++D)
       if (Plan.BlockFactor[D] != std::string("blockDim.") + Axis[D])
-        Mismatch.push_back(
+        Fallback.push_back(
             formatv("{0}.{1} != {2}", Block, Axis[D], Plan.BlockFactor[D]));
-    if (!Mismatch.empty())
+    if (Fallback.size())
+      Why.push_back(formatv("blocks of another width than {0} steps by", Name));
+    if (Plan.Index32) {
+      for (const std::string &E : Extents)
+        Fallback.push_back(formatv("{0} > (1LL << 30)", E));
+      Why.push_back(formatv("extents beyond what int indices reach with "
+                            "headroom (this kernel, like {0}, indexes with "
+                            "int)",
+                            Name));
+    }
+    if (!Fallback.empty()) {
+      S += "  // The original runs where this kernel cannot cover the launch "
+           "exactly:\n";
+      for (size_t I = 0; I != Why.size(); ++I)
+        S += "  // - " + Why[I] + (I + 1 == Why.size() ? ".\n" : ";\n");
       S += formatv("  if ({0}) {{\n"
                    "    {1}<<<{2}, {3}, {4}, {5}>>>({6});\n"
                    "    return;\n"
                    "  }\n",
-                   llvm::join(Mismatch, " || "), Name, Grid, Block, Shared,
+                   llvm::join(Fallback, " || "), Name, Grid, Block, Shared,
                    Stream, llvm::join(Args, ", "));
-    for (unsigned D = 0; D != Plan.Rank; ++D)
-      S += formatv("  const long long {0} = (long long){1}.{3} * {2}.{3};\n",
-                   Extents[D], Grid, Block, Axis[D]);
+    }
     // Rows and planes past grid limit 65535 are reached by the kernel's
     // grid-stride loops.
     auto Blocks = [](const std::string &Extent, const std::string &Per,
@@ -595,6 +720,7 @@ private:
   const ASTContext &Ctx;
   std::set<std::string> Taken;
   std::vector<size_t> FlagOfGroup; ///< The column flag each read group uses.
+  std::vector<size_t> MaskOfRange; ///< 3D: the row mask of each plane range.
   std::map<std::string, std::string> Locals;
 };
 

@@ -97,6 +97,7 @@ private:
     if (Shape.Indexing.size() != 2)
       return refuse("the input's indexing is unknown");
     Plan.BlockFactor = Shape.BlockFactor;
+    Plan.Index32 = Shape.Index32;
     Plan.Output = Shape.Indexing[0];
     Plan.Input = Shape.Indexing[1];
     for (const ArrayIndexing *I : {&Plan.Output, &Plan.Input}) {
@@ -142,6 +143,8 @@ private:
       Adjust -= Origin;
       if (B.LimitValue)
         Box.Constant = *B.LimitValue + Adjust;
+      if (Box.Constant && std::llabs(*Box.Constant) > MaxIndex32Extent)
+        Plan.Index32 = false;
       Box.Value = "(long long)(" + B.Limit + ")";
       if (Adjust)
         Box.Value +=

@@ -1556,6 +1556,33 @@ TEST(StencilCodegenFieldsTest, FlatIndexing2D) {
   EXPECT_EQ(S.Origin, (std::array<int64_t, 3>{0, 0, 0}));
 }
 
+TEST(StencilCodegenFieldsTest, Index32OnlyForSignedIntIndices) {
+  // int subscripts and int pointer offsets: every index fits in int.
+  EXPECT_TRUE(analyze(FivePoint).shape().Index32);
+  Analysis Offset = analyzeInterior2D(
+      "", "  const float *row = in + y * W;\n"
+          "  out[y * W + x] = row[x - 1] + row[x + 1];\n");
+  ASSERT_TRUE(Offset.Result) << Offset.Result.Refusal;
+  EXPECT_TRUE(Offset.shape().Index32);
+  // A 64-bit subscript, or a 64-bit pointer offset, anywhere: not.
+  Analysis Wide = analyzeInterior2D(
+      "", "  long long i = (long long)y * W + x;\n"
+          "  out[i] = in[i - 1] + in[i + 1];\n");
+  ASSERT_TRUE(Wide.Result) << Wide.Result.Refusal;
+  EXPECT_FALSE(Wide.shape().Index32);
+  Analysis WideOffset = analyzeInterior2D(
+      "", "  const float *row = in + (size_t)y * W;\n"
+          "  out[y * W + x] = row[x - 1] + row[x + 1];\n");
+  ASSERT_TRUE(WideOffset.Result) << WideOffset.Result.Refusal;
+  EXPECT_FALSE(WideOffset.shape().Index32);
+  // Unsigned int: its values may exceed int's.
+  Analysis Unsigned = analyzeInterior2D(
+      "", "  unsigned i = y * W + x;\n"
+          "  out[i] = in[i - 1] + in[i + 1];\n");
+  ASSERT_TRUE(Unsigned.Result) << Unsigned.Result.Refusal;
+  EXPECT_FALSE(Unsigned.shape().Index32);
+}
+
 TEST(StencilCodegenFieldsTest, TwoDimensionalArrayIndexing) {
   Analysis A = analyze(R"(
 #define N 512

@@ -20,12 +20,15 @@ __global__ void fixed(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:      static void fixed_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes, cudaStream_t stream, const float *__restrict__ in, float *__restrict__ out, int W, int H) {
 // CHECK-NEXT:   using Shape = fixed_systolic_shape;
 // CHECK-NEXT:   (void)sharedBytes;
-// CHECK-NEXT:   if (block.x != 16 || block.y != 8) {
+// CHECK-NEXT:   const long long extentX = (long long)grid.x * block.x;
+// CHECK-NEXT:   const long long extentY = (long long)grid.y * block.y;
+// CHECK-NEXT:   // The original runs where this kernel cannot cover the launch exactly:
+// CHECK-NEXT:   // - blocks of another width than fixed steps by;
+// CHECK-NEXT:   // - extents beyond what int indices reach with headroom (this kernel, like fixed, indexes with int).
+// CHECK-NEXT:   if (block.x != 16 || block.y != 8 || extentX > (1LL << 30) || extentY > (1LL << 30)) {
 // CHECK-NEXT:     fixed<<<grid, block, sharedBytes, stream>>>(in, out, W, H);
 // CHECK-NEXT:     return;
 // CHECK-NEXT:   }
-// CHECK-NEXT:   const long long extentX = (long long)grid.x * block.x;
-// CHECK-NEXT:   const long long extentY = (long long)grid.y * block.y;
 
 // Only the constant dimension is checked.
 // REMARK: block-factor.cu:[[@LINE+2]]:17: remark: rewritten: 'mixed' runs as mixed_systolic
@@ -39,8 +42,7 @@ __global__ void mixed(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 // CHECK:      static void mixed_systolic_launch(
-// CHECK:        (void)sharedBytes;
-// CHECK-NEXT:   if (block.y != 4) {
+// CHECK:        if (block.y != 4 || extentX > (1LL << 30) || extentY > (1LL << 30)) {
 // CHECK-NEXT:     mixed<<<grid, block, sharedBytes, stream>>>(in, out, W, H);
 
 // With blockDim there is nothing to check.
@@ -55,8 +57,10 @@ __global__ void plain(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 // CHECK:      static void plain_systolic_launch(
-// CHECK:        (void)sharedBytes;
-// CHECK-NEXT:   const long long extentX = (long long)grid.x * block.x;
+// CHECK:        const long long extentY = (long long)grid.y * block.y;
+// CHECK-NEXT:   // The original runs where this kernel cannot cover the launch exactly:
+// CHECK-NEXT:   // - extents beyond what int indices reach with headroom (this kernel, like plain, indexes with int).
+// CHECK-NEXT:   if (extentX > (1LL << 30) || extentY > (1LL << 30)) {
 
 void run(const float *in, float *out, int W, int H) {
   // CHECK-LABEL: void run(

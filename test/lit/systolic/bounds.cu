@@ -20,10 +20,10 @@ __global__ void inclusive(const float *__restrict__ in, float *__restrict__ out,
   }
 }
 // CHECK:      inclusive_systolic(
-// CHECK:        const long long xBegin = ::max(0LL, (long long)(x0) + 1), xEnd = ::min(extentX, (long long)(W - 2) + 1);
-// CHECK-NEXT:   const long long yBegin = ::max(1LL, (long long)(y0)), yEnd = ::min(extentY, (long long)(H - 2) + 1);
+// CHECK:        const int xBegin = (int)::min(::max(0LL, (long long)(x0) + 1), extentX), xEnd = (int)::min(extentX, (long long)(W - 2) + 1);
+// CHECK-NEXT:   const int yBegin = (int)::min(::max(1LL, (long long)(y0)), extentY), yEnd = (int)::min(extentY, (long long)(H - 2) + 1);
 // Columns x - 1 .. x: lane 0 holds x - 1.
-// CHECK:        const long long col = tileX + lane - 1;
+// CHECK:        const int col = tileX + lane - 1;
 // CHECK-NEXT:   // Whether the original reads this column (for each group of taps).
 // CHECK-NEXT:   const bool readsColumn0 = (col >= xBegin && col < xEnd);
 // CHECK-NEXT:   const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd - 1);
@@ -49,8 +49,8 @@ __global__ void shifted(const float *__restrict__ in, float *__restrict__ out,
 }
 // The box is in coordinates: the stored x = coordinate + 1 < W - 1.
 // CHECK:      shifted_systolic(
-// CHECK:        const long long xBegin = 0LL, xEnd = ::min(extentX, (long long)(W - 1) - 1);
-// CHECK-NEXT:   const long long yBegin = 0LL, yEnd = ::min(extentY, (long long)(H - 1) - 1);
+// CHECK:        const int xBegin = 0, xEnd = (int)::min(extentX, (long long)(W - 1) - 1);
+// CHECK-NEXT:   const int yBegin = 0, yEnd = (int)::min(extentY, (long long)(H - 1) - 1);
 // CHECK:        const bool readsColumn0 = (col >= xBegin && col < xEnd);
 // CHECK-NEXT:   const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd - 1) || (col >= xBegin + 1 && col < xEnd + 1);
 // CHECK:              ? in[col + W * row + (W + 1)]
@@ -66,12 +66,12 @@ __global__ void unguarded(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x + 1] - in[(y + 2) * W + x];
 }
 // CHECK:      unguarded_systolic(
-// CHECK:        const long long xBegin = 0LL, xEnd = extentX;
-// CHECK-NEXT:   const long long yBegin = 0LL, yEnd = extentY;
+// CHECK:        const int xBegin = 0, xEnd = (int)extentX;
+// CHECK-NEXT:   const int yBegin = 0, yEnd = (int)extentY;
 // Rows y .. y + 2 are cached (C = P + 2) although y + 1 is never read.
 // CHECK:        const bool readsColumn0 = (col >= xBegin + 1 && col < xEnd + 1);
 // CHECK-NEXT:   const bool readsColumn1 = (col >= xBegin && col < xEnd);
-// CHECK:            const long long row = tileY + c;
+// CHECK:            const int row = tileY + c;
 // CHECK-NEXT:       cache[c] = (readsColumn0 && row >= yBegin && row < yEnd) ||
 // CHECK-NEXT:           (readsColumn1 && row >= yBegin + 2 && row < yEnd + 2)
 // CHECK:            sum[i] = fma(-1.0f, cache[i + 2], sum[i]);

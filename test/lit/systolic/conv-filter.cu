@@ -32,10 +32,10 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:   for (int k = threadIdx.x; k < 9; k += blockDim.x)
 // CHECK-NEXT:     filter[k] = w[k];
 // CHECK-NEXT:   __syncthreads();
-// CHECK:        const long long xBegin = 0LL, xEnd = ::min(extentX, (long long)(W - 2));
+// CHECK:        const int xBegin = 0, xEnd = (int)::min(extentX, (long long)(W - 2));
 // CHECK:          return; // The whole warp is outside.
 // The taps sit at x .. x + 2: lane 0 holds the first column.
-// CHECK:        const long long col = tileX + lane; // This lane's input column.
+// CHECK:        const int col = tileX + lane; // This lane's input column.
 // CHECK-NEXT:   // Whether the original reads this column (for each group of taps).
 // CHECK-NEXT:   const bool readsColumn0 = (col >= xBegin && col < xEnd + 2);
 // CHECK:            cache[c] = (readsColumn0 && row >= yBegin && row < yEnd + 2)
@@ -72,7 +72,7 @@ __global__ void conv5x5(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:   static constexpr int Halo = 4;
 // CHECK:      conv5x5_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, long long extentX, long long extentY) {
 // CHECK-NOT:    __shared__
-// CHECK:        const long long col = tileX + lane - 2; // This lane's input column.
+// CHECK:        const int col = tileX + lane - 2; // This lane's input column.
 // CHECK:          for (int m = 0; m < 5; ++m) { // Columns x - 2 .. x + 2.
 // CHECK:              const float weight = float(cw[12 + 1 * (m - 2) + 5 * (n - 2)]);
 // CHECK:      static void conv5x5_systolic_launch(

@@ -25,10 +25,10 @@ __global__ void params(const float *__restrict__ cache, float *__restrict__ out,
 // CHECK:        __shared__ float filter_[9];
 // CHECK-NEXT:   for (int k = threadIdx.x; k < 9; k += blockDim.x)
 // CHECK-NEXT:     filter_[k] = filter[k];
-// CHECK:        const long long xBegin = 0LL, xEnd = ::min(extentX_, (long long)(lane - 2));
-// CHECK-NEXT:   const long long yBegin = 0LL, yEnd = ::min(extentY, (long long)(i - 2));
+// CHECK:        const int xBegin = 0, xEnd = (int)::min(extentX_, (long long)(lane - 2));
+// CHECK-NEXT:   const int yBegin = 0, yEnd = (int)::min(extentY, (long long)(i - 2));
 // CHECK:        const int lane_ = threadIdx.x % 32;
-// CHECK:        const long long col = tileX + lane_;
+// CHECK:        const int col = tileX + lane_;
 // CHECK:          float cache_[Shape::Cached];
 // CHECK:            cache_[c] = (readsColumn0 && row >= yBegin && row < yEnd + 2)
 // CHECK-NEXT:           ? cache[col + lane * row]
@@ -63,7 +63,7 @@ __global__ void global(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:        __shared__ float filter_[9];
 // CHECK-NEXT:   for (int k = threadIdx.x; k < 9; k += blockDim.x)
 // CHECK-NEXT:     filter_[k] = w[k];
-// CHECK:        const long long xBegin = 0LL, xEnd = ::min(extentX, (long long)(W - filter));
+// CHECK:        const int xBegin = 0, xEnd = (int)::min(extentX, (long long)(W - filter));
 // CHECK:              const float weight = filter_[0 + 1 * (m) + 3 * (n)];
 
 // The alias of the shape struct in the kernel and the launcher is a local
@@ -81,7 +81,7 @@ __global__ void shapeParam(const float *__restrict__ in,
 }
 // CHECK:      shapeParam_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, float Shape, long long extentX, long long extentY) {
 // CHECK-NEXT:   using Shape_ = shapeParam_systolic_shape;
-// CHECK:          for (long long tileY = (long long)blockIdx.y * Shape_::Rows; tileY < yEnd;
+// CHECK:          for (int tileY = (int)blockIdx.y * Shape_::Rows; tileY < yEnd;
 // CHECK:            sum[i] = fma(Shape, cache[i], sum[i]);
 // CHECK:      static void shapeParam_systolic_launch(
 // CHECK-NEXT:   using Shape_ = shapeParam_systolic_shape;
@@ -100,7 +100,7 @@ __global__ void minMax(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 // CHECK:      minMax_systolic(
-// CHECK:        const long long xBegin = ::max(0LL, (long long)(min)), xEnd = ::min(extentX, (long long)(max));
+// CHECK:        const int xBegin = (int)::min(::max(0LL, (long long)(min)), extentX), xEnd = (int)::min(extentX, (long long)(max));
 
 void run(const float *in, float *out, const float *w, int W, int H) {
   params<<<dim3(W / 32, H / 4), dim3(32, 4)>>>(in, out, w, W, H, 0, 0, 0);

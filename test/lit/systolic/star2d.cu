@@ -41,16 +41,16 @@ __global__ void jacobi(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT: jacobi_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, float c0, float c1, long long extentX, long long extentY) {
 // CHECK-NEXT:   using Shape = jacobi_systolic_shape;
 // The box of written points: the launch's threads cut by the guard.
-// CHECK:        const long long xBegin = 1LL, xEnd = ::min(extentX, (long long)(W - 1));
-// CHECK-NEXT:   const long long yBegin = 1LL, yEnd = ::min(extentY, (long long)(H - 1));
-// CHECK:        const long long col = tileX + lane - 1;
+// CHECK:        const int xBegin = 1, xEnd = (int)::min(extentX, (long long)(W - 1));
+// CHECK-NEXT:   const int yBegin = 1, yEnd = (int)::min(extentY, (long long)(H - 1));
+// CHECK:        const int col = tileX + lane - 1;
 // Only the points the original reads are loaded: the centre column reads
 // three rows, the side columns one.
 // CHECK:        const bool readsColumn0 = (col >= xBegin && col < xEnd);
 // CHECK-NEXT:   const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd + 1);
-// CHECK:        for (long long tileY = (long long)blockIdx.y * Shape::Rows; tileY < yEnd;
+// CHECK:        for (int tileY = (int)blockIdx.y * Shape::Rows; tileY < yEnd;
 // CHECK:          float cache[Shape::Cached];
-// CHECK:            const long long row = tileY + c - 1;
+// CHECK:            const int row = tileY + c - 1;
 // CHECK-NEXT:       cache[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
 // CHECK-NEXT:           (readsColumn1 && row >= yBegin && row < yEnd) ||
 // CHECK-NEXT:           (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)
@@ -70,7 +70,7 @@ __global__ void jacobi(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:            sum[i] = fma(c1, cache[i + 1], sum[i]);
 // CHECK-NOT:        __shfl_up_sync
 // Lanes Halo..31 store their rows inside the box.
-// CHECK:          const long long outX = tileX + lane - Shape::Halo;
+// CHECK:          const int outX = tileX + lane - Shape::Halo;
 // CHECK-NEXT:     if (lane >= Shape::Halo && outX >= xBegin && outX < xEnd) {
 // CHECK:              if (outY >= yBegin && outY < yEnd)
 // CHECK-NEXT:           out[outX + W * outY] = sum[i];

@@ -1,6 +1,7 @@
 // A 3D 7-point stencil: the kernel takes extentZ too, keeps a window of
 // Shape::Window planes of cached rows, and streams along z, rotating the
-// window and loading only its new last plane for each output plane.
+// window and loading only its new last plane for each output plane, one step
+// ahead.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
@@ -29,28 +30,39 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK-NEXT:   static constexpr int Planes = 32;
 // CHECK-NEXT: };
 // CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX, int NY, int NZ, double a, double b, long long extentX, long long extentY, long long extentZ) {
-// CHECK:        const long long zBegin = 1LL, zEnd = ::min(extentZ, (long long)(NZ - 1));
+// CHECK:        const int zBegin = 1, zEnd = (int)::min(extentZ, (long long)(NZ - 1));
 // Each block's warps take a chunk of Shape::Planes planes.
-// CHECK:          for (long long tileZ = (long long)blockIdx.z * Shape::Planes; tileZ < zEnd;
-// CHECK-NEXT:          tileZ += (long long)gridDim.z * Shape::Planes) {
+// The rows each plane needs, once per tile: the centre planes read three
+// rows of the centre column and one of the side columns, the others one.
+// CHECK:          unsigned rowsRead0 = 0, rowsRead1 = 0;
+// CHECK:            rowsRead0 |= (unsigned)(readsColumn0 && row >= yBegin && row < yEnd) << c;
+// CHECK-NEXT:       rowsRead1 |= (unsigned)((readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
+// CHECK-NEXT:           (readsColumn2 && row >= yBegin && row < yEnd) ||
+// CHECK-NEXT:           (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)) << c;
+// CHECK:          for (int tileZ = (int)blockIdx.z * Shape::Planes; tileZ < zEnd;
+// CHECK-NEXT:          tileZ += (int)gridDim.z * Shape::Planes) {
 // The window starts with the planes before the first output plane...
-// CHECK:            double window[Shape::Window][Shape::Cached];
+// CHECK:            double window[Shape::Window][Shape::Cached], next[Shape::Cached];
 // CHECK:            for (int w = 1; w < Shape::Window; ++w) {
-// CHECK:                const long long plane = tileZ + w - 1 - 1;
-// CHECK:                window[w][c] = (readsColumn0 && row >= yBegin && row < yEnd && plane >= zBegin - 1 && plane < zEnd - 1) ||
-// CHECK:                    ? in[col + NX * row + (NY*NX) * plane]
-// CHECK-NEXT:               : double(0);
-// ...then, for each plane, shifts down by one and loads plane z + 1.
-// CHECK:            for (long long z = tileZ; z < tileZ + Shape::Planes && z < zEnd; ++z) {
-// CHECK-NEXT:         // Rotate the window and load its new last plane.
-// CHECK-NEXT: #pragma unroll
-// CHECK-NEXT:         for (int w = 0; w + 1 < Shape::Window; ++w)
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:         const int plane = tileZ + w - 1 - 1;
+// CHECK-NEXT:         const unsigned rows =
+// CHECK-NEXT:             (plane >= zBegin - 1 && plane < zEnd - 1 ? rowsRead0 : 0) |
+// CHECK-NEXT:             (plane >= zBegin && plane < zEnd ? rowsRead1 : 0) |
+// CHECK-NEXT:             (plane >= zBegin + 1 && plane < zEnd + 1 ? rowsRead0 : 0);
+// CHECK:                window[w][c] = (rows >> c & 1) ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// The plane after the window is loaded before the loop, then a step ahead.
+// CHECK:              const int plane = tileZ + 1;
+// CHECK:                next[c] = (rows >> c & 1) ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// CHECK:            for (int z = tileZ; z < tileZ + Shape::Planes && z < zEnd; ++z) {
+// CHECK-NEXT:         // Rotate the window, take in the next plane and start loading the one after.
+// CHECK-NEXT:         #pragma unroll
+// CHECK-NEXT:         for (int w = 0; w < Shape::Window; ++w)
+// CHECK-NEXT:           #pragma unroll
 // CHECK-NEXT:           for (int c = 0; c < Shape::Cached; ++c)
-// CHECK-NEXT:             window[w][c] = window[w + 1][c];
-// CHECK:                const long long plane = z + 1;
-// CHECK-NEXT:           window[Shape::Window - 1][c] =
-// The taps of z - 1 and z + 1 read the window's first and last planes.
+// CHECK-NEXT:             window[w][c] = w + 1 < Shape::Window ? window[w + 1][c] : next[c];
+// CHECK-NEXT:         {
+// CHECK-NEXT:           const int plane = z + 1 + 1;
+// CHECK:                  next[c] = (rows >> c & 1) ? in[col + NX * row + (NY*NX) * plane] : double(0);
 // CHECK:              // Column x.
 // CHECK:                sum[i] = fma(b, window[0][i + 1], sum[i]);
 // CHECK:                sum[i] = fma(b, window[1][i], sum[i]);

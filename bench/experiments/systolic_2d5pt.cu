@@ -1,0 +1,362 @@
+// Experiment: what keeps the generated 2d5pt float kernel from the copy
+// bandwidth? Variants of the systolic kernel the tool generated (2026-11-21),
+// each changing one thing, timed against a copy of the same bytes.
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o x bench/experiments/systolic_2d5pt.cu
+//   ./x            # 8192 x 8192 float, median of 30 runs each
+//
+// Rows: copy ceilings (cudaMemcpy, a float and a float4 copy kernel), the plain
+// kernel, the generated kernel (v0), then v0 with 32-bit indices (v1), with
+// unpredicated loads for interior tiles (v2), with each warp walking several
+// tiles down a column strip, carrying the halo rows (v3), and v3 with other P.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(x)                                                               \
+  do {                                                                         \
+    cudaError_t E = (x);                                                       \
+    if (E != cudaSuccess) {                                                    \
+      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(E));    \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+using real = float;
+constexpr real CC = 0.5f, CW = 0.15f, CE = 0.1f, CS = 0.14f, CN = 0.11f;
+
+__global__ void copyKernel(const float *__restrict__ in, float *__restrict__ out,
+                           long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i];
+}
+
+__global__ void copyKernel4(const float4 *__restrict__ in,
+                            float4 *__restrict__ out, long long n4) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n4)
+    out[i] = in[i];
+}
+
+__global__ void plain(const real *__restrict__ in, real *__restrict__ out, int W,
+                      int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= 1 && x < W - 1 && y >= 1 && y < H - 1)
+    out[y * W + x] = CC * in[y * W + x] + CW * in[y * W + x - 1] +
+                     CE * in[y * W + x + 1] + CS * in[(y - 1) * W + x] +
+                     CN * in[(y + 1) * W + x];
+}
+
+// v0: the generated kernel (long long indices, predicated loads).
+template <int Rows, int Warps>
+__global__ void __launch_bounds__(Warps * 32)
+    v0(const real *__restrict__ in, real *__restrict__ out, int W, int H,
+       long long extentX, long long extentY) {
+  constexpr int Cached = Rows + 2, Halo = 2, Columns = 32 - Halo;
+  const long long xBegin = 1LL, xEnd = ::min(extentX, (long long)(W - 1));
+  const long long yBegin = 1LL, yEnd = ::min(extentY, (long long)(H - 1));
+  const int lane = threadIdx.x % 32;
+  const long long tileX =
+      ((long long)blockIdx.x * Warps + threadIdx.x / 32) * Columns;
+  if (tileX >= xEnd || tileX + Columns <= xBegin)
+    return;
+  const long long col = tileX + lane - 1;
+  const bool readsColumn0 = (col >= xBegin && col < xEnd);
+  const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd + 1);
+  for (long long tileY = (long long)blockIdx.y * Rows; tileY < yEnd;
+       tileY += (long long)gridDim.y * Rows) {
+    if (tileY + Rows <= yBegin)
+      continue;
+    real cache[Cached];
+#pragma unroll
+    for (int c = 0; c < Cached; ++c) {
+      const long long row = tileY + c - 1;
+      cache[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
+                         (readsColumn1 && row >= yBegin && row < yEnd) ||
+                         (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)
+                     ? in[col + W * row]
+                     : real(0);
+    }
+    real sum[Rows] = {};
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+      sum[i] = fma(CW, cache[i + 1], sum[i]);
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+      sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
+#pragma unroll
+    for (int i = 0; i < Rows; ++i) {
+      sum[i] = fma(CS, cache[i], sum[i]);
+      sum[i] = fma(CC, cache[i + 1], sum[i]);
+      sum[i] = fma(CN, cache[i + 2], sum[i]);
+    }
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+      sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+      sum[i] = fma(CE, cache[i + 1], sum[i]);
+    const long long outX = tileX + lane - Halo;
+    if (lane >= Halo && outX >= xBegin && outX < xEnd) {
+#pragma unroll
+      for (int i = 0; i < Rows; ++i) {
+        const long long outY = tileY + i;
+        if (outY >= yBegin && outY < yEnd)
+          out[outX + W * outY] = sum[i];
+      }
+    }
+  }
+}
+
+// The systolic step shared by v1..v3: Cached rows in, Rows sums out.
+template <int Rows>
+__device__ __forceinline__ void systolic5(const real (&cache)[Rows + 2],
+                                          real (&sum)[Rows]) {
+#pragma unroll
+  for (int i = 0; i < Rows; ++i)
+    sum[i] = CW * cache[i + 1];
+#pragma unroll
+  for (int i = 0; i < Rows; ++i)
+    sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
+#pragma unroll
+  for (int i = 0; i < Rows; ++i) {
+    sum[i] = fma(CS, cache[i], sum[i]);
+    sum[i] = fma(CC, cache[i + 1], sum[i]);
+    sum[i] = fma(CN, cache[i + 2], sum[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < Rows; ++i)
+    sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
+#pragma unroll
+  for (int i = 0; i < Rows; ++i)
+    sum[i] = fma(CE, cache[i + 1], sum[i]);
+}
+
+// v1 (Fast = false): 32-bit indices. v2 (Fast = true): plus loads and stores
+// without predicates when the warp's whole tile is inside.
+template <int Rows, int Warps, bool Fast, int MinBlocks = 1,
+          bool Streaming = false>
+__global__ void __launch_bounds__(Warps * 32, MinBlocks)
+    v12(const real *__restrict__ in, real *__restrict__ out, int W, int H,
+        int extentX, int extentY) {
+  constexpr int Cached = Rows + 2, Halo = 2, Columns = 32 - Halo;
+  const int xBegin = 1, xEnd = ::min(extentX, W - 1);
+  const int yBegin = 1, yEnd = ::min(extentY, H - 1);
+  const int lane = threadIdx.x % 32;
+  const int tileX = (blockIdx.x * Warps + threadIdx.x / 32) * Columns;
+  if (tileX >= xEnd || tileX + Columns <= xBegin)
+    return;
+  const int col = tileX + lane - 1;
+  const bool readsColumn0 = (col >= xBegin && col < xEnd);
+  const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd + 1);
+  const bool interiorX = tileX - 1 >= xBegin - 1 && tileX + 31 < xEnd + 1 &&
+                         tileX >= xBegin && tileX + 30 <= xEnd;
+  for (int tileY = blockIdx.y * Rows; tileY < yEnd; tileY += gridDim.y * Rows) {
+    if (tileY + Rows <= yBegin)
+      continue;
+    real cache[Cached];
+    const bool interior =
+        Fast && interiorX && tileY >= yBegin && tileY + Rows <= yEnd;
+    if (interior) {
+      // Lanes 0 and 31 read corners the star does not need; they are inside
+      // the array, so reading them is safe (and the value unused).
+#pragma unroll
+      for (int c = 0; c < Cached; ++c)
+        cache[c] = in[col + W * (tileY + c - 1)];
+    } else {
+#pragma unroll
+      for (int c = 0; c < Cached; ++c) {
+        const int row = tileY + c - 1;
+        cache[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
+                           (readsColumn1 && row >= yBegin && row < yEnd) ||
+                           (readsColumn0 && row >= yBegin + 1 &&
+                            row < yEnd + 1)
+                       ? in[col + W * row]
+                       : real(0);
+      }
+    }
+    real sum[Rows];
+    systolic5<Rows>(cache, sum);
+    const int outX = tileX + lane - Halo;
+    if (interior) {
+      if (lane >= Halo) {
+#pragma unroll
+        for (int i = 0; i < Rows; ++i)
+          out[outX + W * (tileY + i)] = sum[i];
+      }
+    } else if (lane >= Halo && outX >= xBegin && outX < xEnd) {
+#pragma unroll
+      for (int i = 0; i < Rows; ++i) {
+        const int outY = tileY + i;
+        if (outY >= yBegin && outY < yEnd) {
+          if (Streaming)
+            __stcs(&out[outX + W * outY], sum[i]);
+          else
+            out[outX + W * outY] = sum[i];
+        }
+      }
+    }
+  }
+}
+
+// v3: each warp walks Tiles tiles down its column strip; the two halo rows of
+// one tile are the first two of the next, so each row is loaded once.
+template <int Rows, int Warps, int Tiles>
+__global__ void __launch_bounds__(Warps * 32)
+    v3(const real *__restrict__ in, real *__restrict__ out, int W, int H,
+       int extentX, int extentY) {
+  constexpr int Cached = Rows + 2, Halo = 2, Columns = 32 - Halo;
+  const int xBegin = 1, xEnd = ::min(extentX, W - 1);
+  const int yBegin = 1, yEnd = ::min(extentY, H - 1);
+  const int lane = threadIdx.x % 32;
+  const int tileX = (blockIdx.x * Warps + threadIdx.x / 32) * Columns;
+  if (tileX >= xEnd || tileX + Columns <= xBegin)
+    return;
+  const int col = ::min(tileX + lane - 1, W - 1);
+  const int strip = blockIdx.y * Rows * Tiles;
+  const int stripEnd = ::min(strip + Rows * Tiles, yEnd);
+  real cache[Cached];
+  // Rows strip-1 and strip (clamped inside the array).
+  cache[0] = in[col + W * ::max(strip - 1, 0)];
+  cache[1] = in[col + W * strip];
+  for (int tileY = strip; tileY < stripEnd; tileY += Rows) {
+#pragma unroll
+    for (int c = 2; c < Cached; ++c)
+      cache[c] = in[col + W * ::min(tileY + c - 1, H - 1)];
+    real sum[Rows];
+    systolic5<Rows>(cache, sum);
+    const int outX = tileX + lane - Halo;
+    if (lane >= Halo && outX >= xBegin && outX < xEnd) {
+#pragma unroll
+      for (int i = 0; i < Rows; ++i) {
+        const int outY = tileY + i;
+        if (outY >= yBegin && outY < yEnd)
+          out[outX + W * outY] = sum[i];
+      }
+    }
+    cache[0] = cache[Rows];
+    cache[1] = cache[Rows + 1];
+  }
+}
+
+struct Timer {
+  cudaEvent_t A, B;
+  Timer() {
+    CHECK(cudaEventCreate(&A));
+    CHECK(cudaEventCreate(&B));
+  }
+  template <class F> float median(F Launch, int Reps = 30) {
+    for (int I = 0; I < 3; ++I)
+      Launch();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> Ms;
+    for (int I = 0; I < Reps; ++I) {
+      CHECK(cudaEventRecord(A));
+      Launch();
+      CHECK(cudaEventRecord(B));
+      CHECK(cudaEventSynchronize(B));
+      CHECK(cudaGetLastError());
+      float T;
+      CHECK(cudaEventElapsedTime(&T, A, B));
+      Ms.push_back(T);
+    }
+    std::sort(Ms.begin(), Ms.end());
+    return Ms[Ms.size() / 2];
+  }
+};
+
+int main(int argc, char **argv) {
+  const int W = argc > 1 ? std::atoi(argv[1]) : 8192;
+  const int H = argc > 2 ? std::atoi(argv[2]) : W;
+  const long long N = (long long)W * H;
+  std::vector<real> HIn(N);
+  unsigned S = 12345;
+  for (auto &V : HIn) {
+    S = S * 1664525u + 1013904223u;
+    V = (S >> 8) * (1.f / 16777216.f);
+  }
+  real *In, *Out, *Ref;
+  CHECK(cudaMalloc(&In, N * sizeof(real)));
+  CHECK(cudaMalloc(&Out, N * sizeof(real)));
+  CHECK(cudaMalloc(&Ref, N * sizeof(real)));
+  CHECK(cudaMemcpy(In, HIn.data(), N * sizeof(real), cudaMemcpyHostToDevice));
+  std::vector<real> HRef(N), HOut(N);
+  Timer T;
+  const double Bytes = 2.0 * N * sizeof(real);
+  const double Cells = (double)(W - 2) * (H - 2);
+  std::printf("%-28s %9s %8s %8s %s\n", "variant", "ms", "GB/s", "GCell/s",
+              "max|diff|");
+  auto Row = [&](const char *Name, float Ms, bool Check) {
+    double Diff = 0;
+    if (Check) {
+      CHECK(cudaMemcpy(HOut.data(), Out, N * sizeof(real),
+                       cudaMemcpyDeviceToHost));
+      for (int Y = 1; Y < H - 1; ++Y)
+        for (int X = 1; X < W - 1; ++X)
+          Diff = std::max(Diff, (double)std::abs(HOut[(long long)Y * W + X] -
+                                                 HRef[(long long)Y * W + X]));
+    }
+    std::printf("%-28s %9.4f %8.0f %8.1f %s%.2g\n", Name, Ms, Bytes / Ms / 1e6,
+                Cells / Ms / 1e6, Check ? "" : "(no check) ", Diff);
+  };
+  Row("cudaMemcpy",
+      T.median([&] {
+        CHECK(cudaMemcpyAsync(Out, In, N * sizeof(real),
+                              cudaMemcpyDeviceToDevice));
+      }),
+      false);
+  Row("copy float",
+      T.median([&] { copyKernel<<<(N + 255) / 256, 256>>>(In, Out, N); }),
+      false);
+  Row("copy float4", T.median([&] {
+        copyKernel4<<<(N / 4 + 255) / 256, 256>>>((const float4 *)In,
+                                                  (float4 *)Out, N / 4);
+      }),
+      false);
+  const dim3 PB(32, 8), PG((W + 31) / 32, (H + 7) / 8);
+  CHECK(cudaMemset(Out, 0, N * sizeof(real)));
+  Row("plain 32x8", T.median([&] { plain<<<PG, PB>>>(In, Out, W, H); }), false);
+  CHECK(cudaMemcpy(HRef.data(), Out, N * sizeof(real), cudaMemcpyDeviceToHost));
+  const long long EX = (long long)PG.x * 32, EY = (long long)PG.y * 8;
+
+#define GRID(Rows, Warps)                                                      \
+  dim3((unsigned)((EX + Warps * 30 - 1) / (Warps * 30)),                       \
+       (unsigned)((EY + Rows - 1) / Rows))
+  auto Reset = [&] { CHECK(cudaMemset(Out, 0, N * sizeof(real))); };
+  Reset();
+  Row("v0 P16 w4 (generated)", T.median([&] {
+        v0<16, 4><<<GRID(16, 4), 128>>>(In, Out, W, H, EX, EY);
+      }),
+      true);
+  Reset();
+  Row("v1 int P16 w4", T.median([&] {
+        v12<16, 4, false><<<GRID(16, 4), 128>>>(In, Out, W, H, EX, EY);
+      }),
+      true);
+#define V1(Rows, Warps, MinBlocks, Streaming)                                  \
+  do {                                                                         \
+    Reset();                                                                   \
+    Row("v1 P" #Rows " w" #Warps " min" #MinBlocks " cs" #Streaming,           \
+        T.median([&] {                                                         \
+          v12<Rows, Warps, false, MinBlocks, Streaming>                        \
+              <<<GRID(Rows, Warps), Warps * 32>>>(In, Out, W, H, EX, EY);      \
+        }),                                                                    \
+        true);                                                                 \
+  } while (0)
+  V1(4, 4, 1, false);
+  V1(8, 4, 1, false);
+  V1(8, 8, 1, false);
+  V1(8, 16, 1, false);
+  V1(12, 4, 1, false);
+  V1(16, 4, 12, false);
+  V1(16, 4, 16, false);
+  V1(16, 8, 1, false);
+  V1(16, 4, 1, true);
+  V1(8, 4, 1, true);
+  return 0;
+}
