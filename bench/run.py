@@ -7,16 +7,18 @@ original and each rewritten variant of it (made beforehand by bench/stage.sh
 on a machine with the tool, as <rewritten-dir>/<variant>/<pass>/<name>.cu,
 or <name>.<type>.cu for a type other than float, which both builds get as
 -DSAMPLE_REAL=<type>), runs them all with the same seed, together with the
-extra runs of the original that its pass asks for (the hand-written `--flat`
-version of the aggregate samples) and, for the float configuration of
+extra runs of the original that its pass or the sample asks for (the
+hand-written `--flat` version of the aggregate samples, the CUB version
+`--cub` of three promote samples) and, for the float configuration of
 samples/systolic/conv<R>x<C>.cu, the library baselines of
 bench/baselines/conv_libraries.cu (NPP and cuDNN), parses their RESULT
 lines (samples/common/harness.cuh) and prints two Markdown tables: one row
 per sample configuration (`<pass>/<name>` for float, `<pass>/<name>:<type>`
-otherwise) and variant (median time, speedup over the original, ratio to
-the flat version, speedup over NPP, error, status, achieved GB/s against the
-measured copy bandwidth, GCells/s), then the geometric means per variant.
-A column that no row fills (vs flat, speedup vs npp, GCells/s) is left out.
+otherwise) and variant (median time, speedup over the original, ratios to
+the flat and the CUB versions, speedup over NPP, error, status, achieved
+GB/s against the measured copy bandwidth, GCells/s), then the geometric
+means per variant. A column that no row fills (vs flat, vs cub, speedup vs
+npp, GCells/s) is left out.
 
     python3 bench/run.py [--gpu-spec bench/gpu-specs/h100.json]
                          [--log-dir DIR] [--staged] [SAMPLE ...]
@@ -52,12 +54,20 @@ PROBE_SOURCE = ROOT / "tool" / "probe" / "cuda-rewrite-probe.cu"
 # there). A pass not listed has the one variant "rewritten".
 REWRITTEN_VARIANTS = {"aggregate": ["warp", "block", "kernel"]}
 DEFAULT_VARIANTS = ["rewritten"]
-# Extra runs of the ORIGINAL binary per pass, after the rewritten variants:
-# (variant, sample arguments). The sample prints the same RESULT line.
-ORIGINAL_RUNS = {"aggregate": [("flat", ["--flat"])]}
 BASELINE = "original"  # "speedup" is its time over a variant's.
 FLAT = "flat"          # "vs flat" is a variant's time over this one's.
+CUB = "cub"            # "vs cub" likewise.
 NPP = "npp"            # "speedup vs npp" is its time over a variant's.
+# The variants that get a "vs <variant>" column (a row's time over theirs),
+# listed last in the summary, in this order.
+REFERENCES = (FLAT, CUB)
+# Extra runs of the ORIGINAL binary, after the rewritten variants: (variant,
+# sample arguments), per pass or per sample (<pass>/<name>); a sample gets its
+# pass's runs, then its own. The sample prints the same RESULT line.
+ORIGINAL_RUNS = {"aggregate": [(FLAT, ["--flat"])],
+                 "promote/compact": [(CUB, ["--cub"])],
+                 "promote/partition": [(CUB, ["--cub"])],
+                 "promote/unique": [(CUB, ["--cub"])]}
 # Statuses that fail the run only with --strict: nothing ran (a library
 # baseline says SKIPPED when its library cannot run here).
 NOT_RUN = ("REFUSED", "MISSING", "SKIPPED")
@@ -142,6 +152,12 @@ def pass_of(sample):
 
 def rewritten_variants(sample):
     return REWRITTEN_VARIANTS.get(pass_of(sample), DEFAULT_VARIANTS)
+
+
+def original_runs(sample):
+    """The extra runs of the original binary of a sample (ORIGINAL_RUNS)."""
+    return ORIGINAL_RUNS.get(pass_of(sample), []) + \
+        ORIGINAL_RUNS.get(sample, [])
 
 
 def split_config(config):
@@ -300,7 +316,7 @@ def plan(args, samples, verdicts):
                 builds[(config, variant)] = dict(
                     builds[(config, BASELINE)], source=source)
                 row(config, variant, (config, variant))
-        for variant, extra in ORIGINAL_RUNS.get(pass_of(sample), []):
+        for variant, extra in original_runs(sample):
             row(config, variant, (config, BASELINE), extra)
         conv = CONV_SAMPLE.match(sample)
         if conv and type_ == DEFAULT_TYPE:
@@ -399,14 +415,15 @@ def markdown(header, body):
 def table(rows, copy_gbps):
     """The per-sample Markdown table that bench/RESULTS.md records.
 
-    "vs flat" and "speedup vs npp" are there only when some sample has a
-    flat or an npp row, "GCells/s" when some RESULT line has cells=.
+    "vs flat", "vs cub" and "speedup vs npp" are there only when some sample
+    has a flat, cub or npp row, "GCells/s" when some RESULT line has cells=.
     """
     variants = {row["variant"] for row in rows}
-    has_flat, has_npp = FLAT in variants, NPP in variants
+    refs = [ref for ref in REFERENCES if ref in variants]
+    has_npp = NPP in variants
     has_cells = any("cells" in row["result"] for row in rows)
     header = ["sample", "variant", "median ms", "speedup"] + \
-        ["vs flat"] * has_flat + ["speedup vs npp"] * has_npp + \
+        [f"vs {ref}" for ref in refs] + ["speedup vs npp"] * has_npp + \
         ["max rel err", "status", "GB/s", "% copy BW"] + \
         ["GCells/s"] * has_cells
     body = []
@@ -417,18 +434,18 @@ def table(rows, copy_gbps):
         ncells = number(r, "cells")
         # Ratios only between correct results, as in the summary.
         base = ok_ms.get((row["sample"], BASELINE))
-        flat = ok_ms.get((row["sample"], FLAT))
+        ref_ms = [ok_ms.get((row["sample"], ref)) for ref in refs]
         npp = ok_ms.get((row["sample"], NPP))
         if row["status"] != "ok":
-            base = flat = npp = None
+            base = npp = None
+            ref_ms = [None] * len(refs)
         gbps = nbytes / (ms * 1e-3) / 1e9 if ms and nbytes else None
         gcells = ncells / (ms * 1e-3) / 1e9 if ms and ncells else None
         body.append([
             row["sample"], row["variant"],
             f"{ms:.4f}" if ms else "-",
             f"{base / ms:.2f}x" if ms and base else "-",
-            (f"{ms / flat:.2f}x" if ms and flat else "-") if has_flat
-            else None,
+            *(f"{ms / ref:.2f}x" if ms and ref else "-" for ref in ref_ms),
             (f"{npp / ms:.2f}x" if ms and npp else "-") if has_npp else None,
             r.get("max_rel_err", "-"), row["status"],
             f"{gbps:.0f}" if gbps else "-",
@@ -442,56 +459,61 @@ def geomean(values):
 
 
 def summarize(rows):
-    """Per variant (the original first, flat last, the others in order of
-    first appearance): the speedups over the original, the ratios to flat
-    and the speedups over npp (npp's time over the variant's), each over
-    the sample configurations where both rows are ok, and their geometric
-    means (None when there are none)."""
+    """Per variant (the original first, flat and cub last, the others in
+    order of first appearance): the speedups over the original, the ratios
+    to flat and to cub and the speedups over npp (npp's time over the
+    variant's), each over the sample configurations where both rows are ok,
+    and their geometric means (None when there are none)."""
     ok = ok_medians(rows)
+    keys = ["speedup", *(f"vs_{ref}" for ref in REFERENCES), "vs_npp"]
     summary = {}
     for row in rows:
-        entry = summary.setdefault(row["variant"], {"speedup": {},
-                                                    "vs_flat": {},
-                                                    "vs_npp": {}})
+        entry = summary.setdefault(row["variant"], {k: {} for k in keys})
         ms = ok.get((row["sample"], row["variant"]))
         if ms is None:
             continue
         base = ok.get((row["sample"], BASELINE))
-        flat = ok.get((row["sample"], FLAT))
         npp = ok.get((row["sample"], NPP))
         if base:
             entry["speedup"][row["sample"]] = base / ms
-        if flat:
-            entry["vs_flat"][row["sample"]] = ms / flat
+        for ref in REFERENCES:
+            ref_ms = ok.get((row["sample"], ref))
+            if ref_ms:
+                entry[f"vs_{ref}"][row["sample"]] = ms / ref_ms
         if npp:
             entry["vs_npp"][row["sample"]] = npp / ms
-    # The original first and flat last, as in the per-sample table.
-    order = sorted(summary, key=lambda v: (v != BASELINE) + 2 * (v == FLAT))
+    # The original first and the references last, as in the per-sample
+    # table.
+    def rank(v):
+        if v == BASELINE:
+            return 0
+        return 2 + REFERENCES.index(v) if v in REFERENCES else 1
+    order = sorted(summary, key=rank)
     summary = {v: summary[v] for v in order}
     for entry in summary.values():
-        for key in ("speedup", "vs_flat", "vs_npp"):
+        for key in keys:
             values = list(entry[key].values())
             entry[f"geomean_{key}"] = geomean(values) if values else None
     return summary
 
 
 def summary_table(summary):
-    """The geometric means per variant; the flat and npp columns only when
-    some sample has such a row."""
-    has_flat = FLAT in summary
+    """The geometric means per variant; the flat, cub and npp columns only
+    when some sample has such a row."""
+    refs = [ref for ref in REFERENCES if ref in summary]
     has_npp = NPP in summary
-    header = ["variant", "samples", "geomean speedup"] + \
-        ["samples with flat", "geomean vs flat"] * has_flat + \
-        ["samples with npp", "geomean speedup vs npp"] * has_npp
+    header = ["variant", "samples", "geomean speedup"]
+    for ref in refs:
+        header += [f"samples with {ref}", f"geomean vs {ref}"]
+    header += ["samples with npp", "geomean speedup vs npp"] * has_npp
     body = []
     for variant, e in summary.items():
         cells = [variant, str(len(e["speedup"])),
                  f"{e['geomean_speedup']:.2f}x" if e["geomean_speedup"]
                  else "-"]
-        for key, shown in (("vs_flat", has_flat), ("vs_npp", has_npp)):
-            if shown:
-                mean = e[f"geomean_{key}"]
-                cells += [str(len(e[key])), f"{mean:.2f}x" if mean else "-"]
+        for key in [f"vs_{ref}" for ref in refs] + ["vs_npp"] * has_npp:
+            mean = e[f"geomean_{key}"]
+            cells += [str(len(e[key])), f"{mean:.2f}x" if mean else "-"]
         body.append(cells)
     return markdown(header, body)
 

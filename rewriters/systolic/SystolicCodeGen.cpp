@@ -420,12 +420,11 @@ private:
   std::string store(const std::string &Plane, const std::string &Indent) {
     std::string OutX = local("outX"), OutY = local("outY"), I = local("i");
     std::array<std::string, 3> At = {OutX, OutY, Plane};
-    std::string S =
-        formatv("{0}const {6} {1} = {2} + {3} - @S::Halo;\n"
-                "{0}if ({3} >= @S::Halo && {1} >= {4} && "
-                "{1} < {5}",
-                Indent, OutX, local("tileX"), local("lane"), begin(0), end(0),
-                index());
+    std::string S = formatv("{0}const {6} {1} = {2} + {3} - @S::Halo;\n"
+                            "{0}if ({3} >= @S::Halo && {1} >= {4} && "
+                            "{1} < {5}",
+                            Indent, OutX, local("tileX"), local("lane"),
+                            begin(0), end(0), index());
     if (!Plane.empty())
       S += formatv(" && {0} >= {1}", Plane, begin(2));
     S += ") {\n";
@@ -443,25 +442,23 @@ private:
 
   std::string rowLoopHead() {
     std::string TileY = local("tileY");
-    return formatv(
-        "  for ({3} {0} = ({3})blockIdx.y * @S::Rows; {0} < {1};\n"
-        "       {0} += ({3})gridDim.y * @S::Rows) {{\n"
-        "    if ({0} + @S::Rows <= {2})\n"
-        "      continue;\n",
-        TileY, end(1), begin(1), index());
+    return formatv("  for ({3} {0} = ({3})blockIdx.y * @S::Rows; {0} < {1};\n"
+                   "       {0} += ({3})gridDim.y * @S::Rows) {{\n"
+                   "    if ({0} + @S::Rows <= {2})\n"
+                   "      continue;\n",
+                   TileY, end(1), begin(1), index());
   }
 
   /// Loads @S::Cached rows of one plane into \p Target[c].
   std::string loadRows(const std::string &Target, const std::string &PlaneExpr,
                        const std::string &Indent) {
     std::string C = local("c"), Row = local("row"), Plane = local("plane");
-    std::string S =
-        formatv("{0}#pragma unroll\n"
-                "{0}for (int {1} = 0; {1} < @S::Cached; ++{1}) "
-                "{{\n"
-                "{0}  const {5} {2} = {3} + {1}{4};\n",
-                Indent, C, Row, local("tileY"), plus(Plan.Range[1].First),
-                index());
+    std::string S = formatv("{0}#pragma unroll\n"
+                            "{0}for (int {1} = 0; {1} < @S::Cached; ++{1}) "
+                            "{{\n"
+                            "{0}  const {5} {2} = {3} + {1}{4};\n",
+                            Indent, C, Row, local("tileY"),
+                            plus(Plan.Range[1].First), index());
     if (!PlaneExpr.empty())
       S += formatv("{0}  const {3} {1} = {2};\n", Indent, Plane, PlaneExpr,
                    index());
@@ -497,7 +494,9 @@ private:
     return Ranges;
   }
 
-  std::string rowMask(size_t K) { return local("rowsRead" + std::to_string(K)); }
+  std::string rowMask(size_t K) {
+    return local("rowsRead" + std::to_string(K));
+  }
   const char *maskType() const {
     return Shape.RowsPerThread + Plan.rows() - 1 > 32 ? "unsigned long long"
                                                       : "unsigned";
@@ -583,12 +582,11 @@ private:
     std::string Next = local("next"), TileZ = local("tileZ");
     std::string S = rowLoopHead();
     S += rowMasks();
-    S += formatv(
-        "    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
-        "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
-        "      if ({0} + @S::Planes <= {2})\n"
-        "        continue;\n",
-        TileZ, end(2), begin(2), index());
+    S += formatv("    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
+                 "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
+                 "      if ({0} + @S::Planes <= {2})\n"
+                 "        continue;\n",
+                 TileZ, end(2), begin(2), index());
     S += formatv(
         "      // {0}[{1}] holds plane z{2} + {1} for output plane z; {3} the\n"
         "      // plane after it, loaded one step early.\n"

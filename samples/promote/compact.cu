@@ -1,0 +1,191 @@
+//===- compact.cu - Stream compaction as a chain of one-block launches ----===//
+//
+// Stream compaction (the `sc` benchmark of KLAP, Table I; Billeter et al.,
+// HPG 2009): copies the elements of `in` that satisfy isKept() to the front
+// of `out`, in their order, and writes how many there are to *count.
+//
+// Written the way dynamic parallelism invites: one block compacts one chunk
+// of kChunk = 8192 elements (512 threads x 16) and then launches the block
+// of the next chunk, a chain of ceil(n / kChunk) single-block grids (links).
+// A chunk's place in the output is the number of elements that the chunks
+// before it kept: that running offset is what each link hands to the next,
+// as a launch argument. Link i + 1 cannot write before link i has counted,
+// so the chain is serial; loading, flagging and numbering a chunk's
+// elements within the chunk does not depend on it, which is what
+// `overlap_boundary` marks for the promote pass (DESIGN.md section 3).
+//
+// The next link is launched into cudaStreamTailLaunch (CDP2, CUDA 12+), so
+// it starts when the launching grid has finished and sees all it wrote:
+// whatever the chain's length, one link runs and one launch is pending at a
+// time. (A plain <<<>>> would let the child start while its parent still
+// runs, and keep every link's grid open until the end of the chain.)
+//
+// Input: ints uniform in [0, 999]; about half are kept. The output and the
+// count are checked exactly against a CPU reference.
+//
+// --cub runs the same compaction with cub::DeviceSelect::If (temporary
+// storage allocated once, outside the timed runs), the library baseline.
+//
+//   nvcc -O3 -arch=sm_90 -rdc=true -I samples/common -I runtime/include
+//        samples/promote/compact.cu -lcudadevrt -o compact
+//   ./compact [n] [--cub] [--seed=N] [--reps=N]
+//
+//   small   ./compact 16384       2 links
+//   medium  ./compact 204800      25 links
+//   large   ./compact             33554432 ints (32M), 4096 links
+//
+//===----------------------------------------------------------------------===//
+
+// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
+// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
+#pragma nv_diag_suppress 20199
+
+#include "harness.cuh"
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <climits>
+
+namespace {
+
+/// Threads of each link's one block.
+constexpr int kBlock = 512;
+/// Consecutive elements per thread.
+constexpr int kItemsPerThread = 16;
+/// Elements per link.
+constexpr int kChunk = kBlock * kItemsPerThread;
+
+/// Loads a chunk blocked: thread t gets its elements t * kItemsPerThread
+/// onwards, in vector loads.
+using ChunkLoad =
+    cub::BlockLoad<int, kBlock, kItemsPerThread, cub::BLOCK_LOAD_VECTORIZE>;
+/// Numbers the kept elements of a chunk.
+using ChunkScan = cub::BlockScan<int, kBlock>;
+
+/// The elements kept by the compaction.
+__host__ __device__ bool isKept(int x) { return x < 500; }
+
+/// isKept() for CUB.
+struct IsKept {
+  __host__ __device__ bool operator()(int x) const { return isKept(x); }
+};
+
+} // namespace
+
+/// One link: compacts the chunk `chunk` of `in` (elements chunk * kChunk
+/// onwards) into `out` from `offset`, the number of elements that the chunks
+/// before it kept, and launches the link of the next chunk. The last link
+/// writes the total to *count.
+#pragma cuda_rewrite promote
+__global__ void compactChunk(const int *__restrict__ in, int *__restrict__ out,
+                             int *__restrict__ count, int n, int chunk,
+                             int offset) {
+  __shared__ ChunkScan::TempStorage scanStorage;
+  const int begin = chunk * kChunk;
+  const int valid = min(n - begin, kChunk);
+
+  // Independent of the parent: load the chunk, flag the elements to keep and
+  // number them within the chunk.
+  int items[kItemsPerThread];
+  if (valid == kChunk)
+    ChunkLoad().Load(in + begin, items);
+  else
+    ChunkLoad().Load(in + begin, items, valid); // The last chunk, partial.
+  int flags[kItemsPerThread];
+  for (int k = 0; k < kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * kItemsPerThread + k;
+    flags[k] = i < n && isKept(items[k]);
+  }
+  int ranks[kItemsPerThread];
+  int keptHere;
+  ChunkScan(scanStorage).ExclusiveSum(flags, ranks, keptHere);
+
+#pragma cuda_rewrite overlap_boundary
+  // Depends on the parent: the chunks before this one kept `offset`
+  // elements, so those after it start at offset + keptHere.
+  const int nextOffset = offset + keptHere;
+  if (threadIdx.x == 0 && n - begin > kChunk) {
+    compactChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(in, out, count, n,
+                                                         chunk + 1, nextOffset);
+    harness::checkDeviceLaunch(cudaGetLastError());
+  }
+
+  // Write the kept elements; the last link reports how many there are.
+  for (int k = 0; k < kItemsPerThread; ++k)
+    if (flags[k])
+      out[offset + ranks[k]] = items[k];
+  if (threadIdx.x == 0 && n - begin <= kChunk)
+    *count = nextOffset;
+}
+
+namespace {
+
+/// CPU reference: the kept elements in order, then their count.
+std::vector<int> referenceCompact(const std::vector<int> &In, int &Kept) {
+  std::vector<int> Out(In.size() + 1, 0);
+  Kept = 0;
+  for (int X : In)
+    if (isKept(X))
+      Out[Kept++] = X;
+  Out[In.size()] = Kept;
+  return Out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  harness::Args A =
+      harness::parseArgs(argc, argv, "compact", {1L << 25}, {"--cub"});
+  const bool Cub = A.has("--cub");
+  if (A.size(0) < 1 || A.size(0) > INT_MAX - kChunk)
+    harness::fail("need 1 <= n < 2^31 - 8192");
+  const int N = int(A.size(0));
+  const int Links = (N + kChunk - 1) / kChunk;
+
+  harness::Rng R(A.Seed);
+  std::vector<int> In(N);
+  R.fill(In, 0, 999);
+  int Kept;
+  // The output's n elements, then the count, as the check downloads them.
+  std::vector<int> Ref = referenceCompact(In, Kept);
+  std::printf("compact: %d ints, %d kept; %d links of %d elements%s\n", N, Kept,
+              Links, kChunk,
+              Cub ? "; running cub::DeviceSelect::If instead" : "");
+
+  harness::DeviceArray<int> DIn(In), DOut(N), DCount(1);
+  // CUB's temporary storage, sized and allocated once, outside the timing.
+  size_t TempBytes = 0;
+  HARNESS_CHECK(cub::DeviceSelect::If(nullptr, TempBytes, DIn.data(),
+                                      DOut.data(), DCount.data(), N, IsKept()));
+  harness::DeviceArray<unsigned char> DTemp(Cub ? TempBytes : 1);
+
+  harness::Result Res = harness::measure(
+      A,
+      [&] {
+        DOut.poison();
+        DCount.poison();
+      },
+      [&] {
+        if (Cub)
+          HARNESS_CHECK(cub::DeviceSelect::If(DTemp.data(), TempBytes,
+                                              DIn.data(), DOut.data(),
+                                              DCount.data(), N, IsKept()));
+        else
+          compactChunk<<<1, kBlock>>>(DIn.data(), DOut.data(), DCount.data(), N,
+                                      0, 0);
+      },
+      [&] {
+        harness::checkDeviceLaunches();
+        std::vector<int> Got = DOut.download();
+        Got.push_back(DCount.download()[0]);
+        // Past the kept elements the output is not to be written.
+        return harness::compareExact(Got, Ref, [&](size_t I) {
+          return I < size_t(Kept) || I == size_t(N);
+        });
+      });
+  // The input read once, the kept elements written once.
+  double Bytes = sizeof(int) * (double(N) + double(Kept));
+  return harness::report(A, Res, Bytes);
+}

@@ -1,0 +1,206 @@
+//===- partition.cu - Partition as a chain of one-block launches ----------===//
+//
+// Stable partition (the `pt` benchmark of KLAP, Table I): copies the
+// elements of `in` that satisfy isSelected() to the front of `out`, in their
+// order, and the others to the back of `out` in reverse order (the layout of
+// cub::DevicePartition::If), and writes how many were selected to *count.
+//
+// Written the way dynamic parallelism invites: one block partitions one
+// chunk of kChunk = 8192 elements (512 threads x 16) and then launches the
+// block of the next chunk, a chain of ceil(n / kChunk) single-block grids
+// (links). Where a chunk's elements go depends on how many elements the
+// chunks before it selected (the rejected ones before it are the rest): that
+// running count is what each link hands to the next, as a launch argument.
+// Link i + 1 cannot write before link i has counted, so the chain is serial;
+// loading, flagging and numbering a chunk's elements within the chunk does
+// not depend on it, which is what `overlap_boundary` marks for the promote
+// pass (DESIGN.md section 3).
+//
+// The next link is launched into cudaStreamTailLaunch (CDP2, CUDA 12+), so
+// it starts when the launching grid has finished and sees all it wrote:
+// whatever the chain's length, one link runs and one launch is pending at a
+// time. (A plain <<<>>> would let the child start while its parent still
+// runs, and keep every link's grid open until the end of the chain.)
+//
+// Input: ints uniform in [0, 999]; about a third are selected. The output
+// and the count are checked exactly against a CPU reference.
+//
+// --cub runs the same partition with cub::DevicePartition::If (temporary
+// storage allocated once, outside the timed runs), the library baseline.
+//
+//   nvcc -O3 -arch=sm_90 -rdc=true -I samples/common -I runtime/include
+//        samples/promote/partition.cu -lcudadevrt -o partition
+//   ./partition [n] [--cub] [--seed=N] [--reps=N]
+//
+//   small   ./partition 16384     2 links
+//   medium  ./partition 204800    25 links
+//   large   ./partition           33554432 ints (32M), 4096 links
+//
+//===----------------------------------------------------------------------===//
+
+// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
+// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
+#pragma nv_diag_suppress 20199
+
+#include "harness.cuh"
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_partition.cuh>
+
+#include <climits>
+
+namespace {
+
+/// Threads of each link's one block.
+constexpr int kBlock = 512;
+/// Consecutive elements per thread.
+constexpr int kItemsPerThread = 16;
+/// Elements per link.
+constexpr int kChunk = kBlock * kItemsPerThread;
+
+/// Loads a chunk blocked: thread t gets its elements t * kItemsPerThread
+/// onwards, in vector loads.
+using ChunkLoad =
+    cub::BlockLoad<int, kBlock, kItemsPerThread, cub::BLOCK_LOAD_VECTORIZE>;
+/// Numbers the selected elements of a chunk.
+using ChunkScan = cub::BlockScan<int, kBlock>;
+
+/// The elements that go to the front.
+__host__ __device__ bool isSelected(int x) { return x % 3 == 0; }
+
+/// isSelected() for CUB.
+struct IsSelected {
+  __host__ __device__ bool operator()(int x) const { return isSelected(x); }
+};
+
+} // namespace
+
+/// One link: partitions the chunk `chunk` of `in` (elements chunk * kChunk
+/// onwards) into `out`, given `selectedBefore`, the number of elements that
+/// the chunks before it selected, and launches the link of the next chunk.
+/// The last link writes the number selected to *count.
+#pragma cuda_rewrite promote
+__global__ void partitionChunk(const int *__restrict__ in,
+                               int *__restrict__ out, int *__restrict__ count,
+                               int n, int chunk, int selectedBefore) {
+  __shared__ ChunkScan::TempStorage scanStorage;
+  const int begin = chunk * kChunk;
+  const int valid = min(n - begin, kChunk);
+
+  // Independent of the parent: load the chunk, flag the selected elements
+  // and number them within the chunk.
+  int items[kItemsPerThread];
+  if (valid == kChunk)
+    ChunkLoad().Load(in + begin, items);
+  else
+    ChunkLoad().Load(in + begin, items, valid); // The last chunk, partial.
+  int flags[kItemsPerThread];
+  for (int k = 0; k < kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * kItemsPerThread + k;
+    flags[k] = i < n && isSelected(items[k]);
+  }
+  int ranks[kItemsPerThread];
+  int selectedHere;
+  ChunkScan(scanStorage).ExclusiveSum(flags, ranks, selectedHere);
+
+#pragma cuda_rewrite overlap_boundary
+  // Depends on the parent: the chunks before this one selected
+  // `selectedBefore` elements, so those after it start at
+  // selectedBefore + selectedHere.
+  const int nextSelectedBefore = selectedBefore + selectedHere;
+  if (threadIdx.x == 0 && n - begin > kChunk) {
+    partitionChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(
+        in, out, count, n, chunk + 1, nextSelectedBefore);
+    harness::checkDeviceLaunch(cudaGetLastError());
+  }
+
+  // Write every element of the chunk. Element i, with s selected elements
+  // before it, goes to s if it is selected; else i - s rejected elements come
+  // before it, and it goes to n - 1 - (i - s).
+  for (int k = 0; k < kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * kItemsPerThread + k;
+    if (i >= n)
+      continue;
+    const int selected = selectedBefore + ranks[k];
+    if (flags[k])
+      out[selected] = items[k];
+    else
+      out[n - 1 - (i - selected)] = items[k];
+  }
+  if (threadIdx.x == 0 && n - begin <= kChunk)
+    *count = nextSelectedBefore;
+}
+
+namespace {
+
+/// CPU reference: the partitioned elements, then the number selected.
+std::vector<int> referencePartition(const std::vector<int> &In, int &Selected) {
+  const size_t N = In.size();
+  std::vector<int> Out(N + 1, 0);
+  size_t Front = 0, Back = N;
+  for (int X : In) {
+    if (isSelected(X))
+      Out[Front++] = X;
+    else
+      Out[--Back] = X;
+  }
+  Selected = int(Front);
+  Out[N] = Selected;
+  return Out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  harness::Args A =
+      harness::parseArgs(argc, argv, "partition", {1L << 25}, {"--cub"});
+  const bool Cub = A.has("--cub");
+  if (A.size(0) < 1 || A.size(0) > INT_MAX - kChunk)
+    harness::fail("need 1 <= n < 2^31 - 8192");
+  const int N = int(A.size(0));
+  const int Links = (N + kChunk - 1) / kChunk;
+
+  harness::Rng R(A.Seed);
+  std::vector<int> In(N);
+  R.fill(In, 0, 999);
+  int Selected;
+  // The output's n elements, then the count, as the check downloads them.
+  std::vector<int> Ref = referencePartition(In, Selected);
+  std::printf("partition: %d ints, %d selected; %d links of %d elements%s\n", N,
+              Selected, Links, kChunk,
+              Cub ? "; running cub::DevicePartition::If instead" : "");
+
+  harness::DeviceArray<int> DIn(In), DOut(N), DCount(1);
+  // CUB's temporary storage, sized and allocated once, outside the timing.
+  size_t TempBytes = 0;
+  HARNESS_CHECK(cub::DevicePartition::If(nullptr, TempBytes, DIn.data(),
+                                         DOut.data(), DCount.data(), N,
+                                         IsSelected()));
+  harness::DeviceArray<unsigned char> DTemp(Cub ? TempBytes : 1);
+
+  harness::Result Res = harness::measure(
+      A,
+      [&] {
+        DOut.poison();
+        DCount.poison();
+      },
+      [&] {
+        if (Cub)
+          HARNESS_CHECK(cub::DevicePartition::If(
+              DTemp.data(), TempBytes, DIn.data(), DOut.data(), DCount.data(),
+              N, IsSelected()));
+        else
+          partitionChunk<<<1, kBlock>>>(DIn.data(), DOut.data(), DCount.data(),
+                                        N, 0, 0);
+      },
+      [&] {
+        harness::checkDeviceLaunches();
+        std::vector<int> Got = DOut.download();
+        Got.push_back(DCount.download()[0]);
+        return harness::compareExact(Got, Ref);
+      });
+  // The input read once, every element written once.
+  double Bytes = 2.0 * sizeof(int) * double(N);
+  return harness::report(A, Res, Bytes);
+}
