@@ -28,8 +28,8 @@
 using real = float;
 constexpr real CC = 0.5f, CW = 0.15f, CE = 0.1f, CS = 0.14f, CN = 0.11f;
 
-__global__ void copyKernel(const float *__restrict__ in, float *__restrict__ out,
-                           long long n) {
+__global__ void copyKernel(const float *__restrict__ in,
+                           float *__restrict__ out, long long n) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = in[i];
@@ -42,8 +42,8 @@ __global__ void copyKernel4(const float4 *__restrict__ in,
     out[i] = in[i];
 }
 
-__global__ void plain(const real *__restrict__ in, real *__restrict__ out, int W,
-                      int H) {
+__global__ void plain(const real *__restrict__ in, real *__restrict__ out,
+                      int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= 1 && x < W - 1 && y >= 1 && y < H - 1)
@@ -52,68 +52,7 @@ __global__ void plain(const real *__restrict__ in, real *__restrict__ out, int W
                      CN * in[(y + 1) * W + x];
 }
 
-// v0: the generated kernel (long long indices, predicated loads).
-template <int Rows, int Warps>
-__global__ void __launch_bounds__(Warps * 32)
-    v0(const real *__restrict__ in, real *__restrict__ out, int W, int H,
-       long long extentX, long long extentY) {
-  constexpr int Cached = Rows + 2, Halo = 2, Columns = 32 - Halo;
-  const long long xBegin = 1LL, xEnd = ::min(extentX, (long long)(W - 1));
-  const long long yBegin = 1LL, yEnd = ::min(extentY, (long long)(H - 1));
-  const int lane = threadIdx.x % 32;
-  const long long tileX =
-      ((long long)blockIdx.x * Warps + threadIdx.x / 32) * Columns;
-  if (tileX >= xEnd || tileX + Columns <= xBegin)
-    return;
-  const long long col = tileX + lane - 1;
-  const bool readsColumn0 = (col >= xBegin && col < xEnd);
-  const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd + 1);
-  for (long long tileY = (long long)blockIdx.y * Rows; tileY < yEnd;
-       tileY += (long long)gridDim.y * Rows) {
-    if (tileY + Rows <= yBegin)
-      continue;
-    real cache[Cached];
-#pragma unroll
-    for (int c = 0; c < Cached; ++c) {
-      const long long row = tileY + c - 1;
-      cache[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
-                         (readsColumn1 && row >= yBegin && row < yEnd) ||
-                         (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)
-                     ? in[col + W * row]
-                     : real(0);
-    }
-    real sum[Rows] = {};
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = fma(CW, cache[i + 1], sum[i]);
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
-#pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-      sum[i] = fma(CS, cache[i], sum[i]);
-      sum[i] = fma(CC, cache[i + 1], sum[i]);
-      sum[i] = fma(CN, cache[i + 2], sum[i]);
-    }
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = fma(CE, cache[i + 1], sum[i]);
-    const long long outX = tileX + lane - Halo;
-    if (lane >= Halo && outX >= xBegin && outX < xEnd) {
-#pragma unroll
-      for (int i = 0; i < Rows; ++i) {
-        const long long outY = tileY + i;
-        if (outY >= yBegin && outY < yEnd)
-          out[outX + W * outY] = sum[i];
-      }
-    }
-  }
-}
-
-// The systolic step shared by v1..v3: Cached rows in, Rows sums out.
+// The systolic step shared by every variant: Cached rows in, Rows sums out.
 template <int Rows>
 __device__ __forceinline__ void systolic5(const real (&cache)[Rows + 2],
                                           real (&sum)[Rows]) {
@@ -137,26 +76,29 @@ __device__ __forceinline__ void systolic5(const real (&cache)[Rows + 2],
     sum[i] = fma(CE, cache[i + 1], sum[i]);
 }
 
-// v1 (Fast = false): 32-bit indices. v2 (Fast = true): plus loads and stores
-// without predicates when the warp's whole tile is inside.
-template <int Rows, int Warps, bool Fast, int MinBlocks = 1,
+// v0 (Index = long long, Fast = false): the generated kernel, 64-bit indices
+// and predicated loads. v1 (Index = int): 32-bit indices. v2 (Fast = true):
+// plus loads and stores without predicates when the warp's whole tile is
+// inside.
+template <class Index, int Rows, int Warps, bool Fast, int MinBlocks = 1,
           bool Streaming = false>
 __global__ void __launch_bounds__(Warps * 32, MinBlocks)
     v12(const real *__restrict__ in, real *__restrict__ out, int W, int H,
-        int extentX, int extentY) {
+        Index extentX, Index extentY) {
   constexpr int Cached = Rows + 2, Halo = 2, Columns = 32 - Halo;
-  const int xBegin = 1, xEnd = ::min(extentX, W - 1);
-  const int yBegin = 1, yEnd = ::min(extentY, H - 1);
+  const Index xBegin = 1, xEnd = ::min(extentX, (Index)(W - 1));
+  const Index yBegin = 1, yEnd = ::min(extentY, (Index)(H - 1));
   const int lane = threadIdx.x % 32;
-  const int tileX = (blockIdx.x * Warps + threadIdx.x / 32) * Columns;
+  const Index tileX = ((Index)blockIdx.x * Warps + threadIdx.x / 32) * Columns;
   if (tileX >= xEnd || tileX + Columns <= xBegin)
     return;
-  const int col = tileX + lane - 1;
+  const Index col = tileX + lane - 1;
   const bool readsColumn0 = (col >= xBegin && col < xEnd);
   const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd + 1);
   const bool interiorX = tileX - 1 >= xBegin - 1 && tileX + 31 < xEnd + 1 &&
                          tileX >= xBegin && tileX + 30 <= xEnd;
-  for (int tileY = blockIdx.y * Rows; tileY < yEnd; tileY += gridDim.y * Rows) {
+  for (Index tileY = (Index)blockIdx.y * Rows; tileY < yEnd;
+       tileY += (Index)gridDim.y * Rows) {
     if (tileY + Rows <= yBegin)
       continue;
     real cache[Cached];
@@ -171,18 +113,17 @@ __global__ void __launch_bounds__(Warps * 32, MinBlocks)
     } else {
 #pragma unroll
       for (int c = 0; c < Cached; ++c) {
-        const int row = tileY + c - 1;
+        const Index row = tileY + c - 1;
         cache[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
                            (readsColumn1 && row >= yBegin && row < yEnd) ||
-                           (readsColumn0 && row >= yBegin + 1 &&
-                            row < yEnd + 1)
+                           (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)
                        ? in[col + W * row]
                        : real(0);
       }
     }
     real sum[Rows];
     systolic5<Rows>(cache, sum);
-    const int outX = tileX + lane - Halo;
+    const Index outX = tileX + lane - Halo;
     if (interior) {
       if (lane >= Halo) {
 #pragma unroll
@@ -192,7 +133,7 @@ __global__ void __launch_bounds__(Warps * 32, MinBlocks)
     } else if (lane >= Halo && outX >= xBegin && outX < xEnd) {
 #pragma unroll
       for (int i = 0; i < Rows; ++i) {
-        const int outY = tileY + i;
+        const Index outY = tileY + i;
         if (outY >= yBegin && outY < yEnd) {
           if (Streaming)
             __stcs(&out[outX + W * outY], sum[i]);
@@ -304,19 +245,17 @@ int main(int argc, char **argv) {
     std::printf("%-28s %9.4f %8.0f %8.1f %s%.2g\n", Name, Ms, Bytes / Ms / 1e6,
                 Cells / Ms / 1e6, Check ? "" : "(no check) ", Diff);
   };
-  Row("cudaMemcpy",
-      T.median([&] {
-        CHECK(cudaMemcpyAsync(Out, In, N * sizeof(real),
-                              cudaMemcpyDeviceToDevice));
-      }),
+  Row("cudaMemcpy", T.median([&] {
+    CHECK(cudaMemcpyAsync(Out, In, N * sizeof(real), cudaMemcpyDeviceToDevice));
+  }),
       false);
   Row("copy float",
       T.median([&] { copyKernel<<<(N + 255) / 256, 256>>>(In, Out, N); }),
       false);
   Row("copy float4", T.median([&] {
-        copyKernel4<<<(N / 4 + 255) / 256, 256>>>((const float4 *)In,
-                                                  (float4 *)Out, N / 4);
-      }),
+    copyKernel4<<<(N / 4 + 255) / 256, 256>>>((const float4 *)In, (float4 *)Out,
+                                              N / 4);
+  }),
       false);
   const dim3 PB(32, 8), PG((W + 31) / 32, (H + 7) / 8);
   CHECK(cudaMemset(Out, 0, N * sizeof(real)));
@@ -330,20 +269,20 @@ int main(int argc, char **argv) {
   auto Reset = [&] { CHECK(cudaMemset(Out, 0, N * sizeof(real))); };
   Reset();
   Row("v0 P16 w4 (generated)", T.median([&] {
-        v0<16, 4><<<GRID(16, 4), 128>>>(In, Out, W, H, EX, EY);
-      }),
+    v12<long long, 16, 4, false><<<GRID(16, 4), 128>>>(In, Out, W, H, EX, EY);
+  }),
       true);
   Reset();
   Row("v1 int P16 w4", T.median([&] {
-        v12<16, 4, false><<<GRID(16, 4), 128>>>(In, Out, W, H, EX, EY);
-      }),
+    v12<int, 16, 4, false><<<GRID(16, 4), 128>>>(In, Out, W, H, EX, EY);
+  }),
       true);
 #define V1(Rows, Warps, MinBlocks, Streaming)                                  \
   do {                                                                         \
     Reset();                                                                   \
     Row("v1 P" #Rows " w" #Warps " min" #MinBlocks " cs" #Streaming,           \
         T.median([&] {                                                         \
-          v12<Rows, Warps, false, MinBlocks, Streaming>                        \
+          v12<int, Rows, Warps, false, MinBlocks, Streaming>                   \
               <<<GRID(Rows, Warps), Warps * 32>>>(In, Out, W, H, EX, EY);      \
         }),                                                                    \
         true);                                                                 \

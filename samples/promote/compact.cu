@@ -36,33 +36,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
-// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
-#pragma nv_diag_suppress 20199
+#include "chain.cuh"
 
-#include "harness.cuh"
-
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include <climits>
-
 namespace {
-
-/// Threads of each link's one block.
-constexpr int kBlock = 512;
-/// Consecutive elements per thread.
-constexpr int kItemsPerThread = 16;
-/// Elements per link.
-constexpr int kChunk = kBlock * kItemsPerThread;
-
-/// Loads a chunk blocked: thread t gets its elements t * kItemsPerThread
-/// onwards, in vector loads.
-using ChunkLoad =
-    cub::BlockLoad<int, kBlock, kItemsPerThread, cub::BLOCK_LOAD_VECTORIZE>;
-/// Numbers the kept elements of a chunk.
-using ChunkScan = cub::BlockScan<int, kBlock>;
 
 /// The elements kept by the compaction.
 __host__ __device__ bool isKept(int x) { return x < 500; }
@@ -82,41 +60,37 @@ struct IsKept {
 __global__ void compactChunk(const int *__restrict__ in, int *__restrict__ out,
                              int *__restrict__ count, int n, int chunk,
                              int offset) {
-  __shared__ ChunkScan::TempStorage scanStorage;
-  const int begin = chunk * kChunk;
-  const int valid = min(n - begin, kChunk);
+  __shared__ chain::ChunkScan::TempStorage scanStorage;
+  const int begin = chunk * chain::kChunk;
 
   // Independent of the parent: load the chunk, flag the elements to keep and
   // number them within the chunk.
-  int items[kItemsPerThread];
-  if (valid == kChunk)
-    ChunkLoad().Load(in + begin, items);
-  else
-    ChunkLoad().Load(in + begin, items, valid); // The last chunk, partial.
-  int flags[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * kItemsPerThread + k;
+  int items[chain::kItemsPerThread];
+  chain::loadChunk(in, begin, n, items);
+  int flags[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
     flags[k] = i < n && isKept(items[k]);
   }
-  int ranks[kItemsPerThread];
+  int ranks[chain::kItemsPerThread];
   int keptHere;
-  ChunkScan(scanStorage).ExclusiveSum(flags, ranks, keptHere);
+  chain::ChunkScan(scanStorage).ExclusiveSum(flags, ranks, keptHere);
 
 #pragma cuda_rewrite overlap_boundary
   // Depends on the parent: the chunks before this one kept `offset`
   // elements, so those after it start at offset + keptHere.
   const int nextOffset = offset + keptHere;
-  if (threadIdx.x == 0 && n - begin > kChunk) {
-    compactChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(in, out, count, n,
-                                                         chunk + 1, nextOffset);
+  if (threadIdx.x == 0 && n - begin > chain::kChunk) {
+    compactChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
+        in, out, count, n, chunk + 1, nextOffset);
     harness::checkDeviceLaunch(cudaGetLastError());
   }
 
   // Write the kept elements; the last link reports how many there are.
-  for (int k = 0; k < kItemsPerThread; ++k)
+  for (int k = 0; k < chain::kItemsPerThread; ++k)
     if (flags[k])
       out[offset + ranks[k]] = items[k];
-  if (threadIdx.x == 0 && n - begin <= kChunk)
+  if (threadIdx.x == 0 && n - begin <= chain::kChunk)
     *count = nextOffset;
 }
 
@@ -138,54 +112,18 @@ std::vector<int> referenceCompact(const std::vector<int> &In, int &Kept) {
 int main(int argc, char **argv) {
   harness::Args A =
       harness::parseArgs(argc, argv, "compact", {1L << 25}, {"--cub"});
-  const bool Cub = A.has("--cub");
-  if (A.size(0) < 1 || A.size(0) > INT_MAX - kChunk)
-    harness::fail("need 1 <= n < 2^31 - 8192");
-  const int N = int(A.size(0));
-  const int Links = (N + kChunk - 1) / kChunk;
-
   harness::Rng R(A.Seed);
-  std::vector<int> In(N);
+  std::vector<int> In(chain::elementCount(A));
   R.fill(In, 0, 999);
-  int Kept;
-  // The output's n elements, then the count, as the check downloads them.
-  std::vector<int> Ref = referenceCompact(In, Kept);
-  std::printf("compact: %d ints, %d kept; %d links of %d elements%s\n", N, Kept,
-              Links, kChunk,
-              Cub ? "; running cub::DeviceSelect::If instead" : "");
-
-  harness::DeviceArray<int> DIn(In), DOut(N), DCount(1);
-  // CUB's temporary storage, sized and allocated once, outside the timing.
-  size_t TempBytes = 0;
-  HARNESS_CHECK(cub::DeviceSelect::If(nullptr, TempBytes, DIn.data(),
-                                      DOut.data(), DCount.data(), N, IsKept()));
-  harness::DeviceArray<unsigned char> DTemp(Cub ? TempBytes : 1);
-
-  harness::Result Res = harness::measure(
-      A,
-      [&] {
-        DOut.poison();
-        DCount.poison();
+  chain::Selection S{"kept", "cub::DeviceSelect::If"};
+  S.Ref = referenceCompact(In, S.Count);
+  return chain::runSelection(
+      A, In, S,
+      [](const int *In, int *Out, int *Count, int N) {
+        compactChunk<<<1, chain::kBlock>>>(In, Out, Count, N, 0, 0);
       },
-      [&] {
-        if (Cub)
-          HARNESS_CHECK(cub::DeviceSelect::If(DTemp.data(), TempBytes,
-                                              DIn.data(), DOut.data(),
-                                              DCount.data(), N, IsKept()));
-        else
-          compactChunk<<<1, kBlock>>>(DIn.data(), DOut.data(), DCount.data(), N,
-                                      0, 0);
-      },
-      [&] {
-        harness::checkDeviceLaunches();
-        std::vector<int> Got = DOut.download();
-        Got.push_back(DCount.download()[0]);
-        // Past the kept elements the output is not to be written.
-        return harness::compareExact(Got, Ref, [&](size_t I) {
-          return I < size_t(Kept) || I == size_t(N);
-        });
+      [](void *Temp, size_t &Bytes, const int *In, int *Out, int *Count,
+         int N) {
+        return cub::DeviceSelect::If(Temp, Bytes, In, Out, Count, N, IsKept());
       });
-  // The input read once, the kept elements written once.
-  double Bytes = sizeof(int) * (double(N) + double(Kept));
-  return harness::report(A, Res, Bytes);
 }

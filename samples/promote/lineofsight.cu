@@ -39,28 +39,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
-// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
-#pragma nv_diag_suppress 20199
+#include "chain.cuh"
 
-#include "harness.cuh"
-
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
 #include <cuda/functional>
 
-#include <climits>
 #include <limits>
 
 namespace {
-
-/// Threads of each link's one block.
-constexpr int kBlock = 512;
-/// Consecutive points per thread.
-constexpr int kItemsPerThread = 16;
-/// Points per link.
-constexpr int kChunk = kBlock * kItemsPerThread;
 
 /// Below every slope: the maximum over no points, and the slope given to
 /// point 0 and to the points past the end.
@@ -68,13 +54,13 @@ constexpr float kNoSlope = -std::numeric_limits<float>::infinity();
 
 /// Loads a chunk's heights blocked: thread t gets points t * kItemsPerThread
 /// onwards, in vector loads.
-using HeightLoad =
-    cub::BlockLoad<int, kBlock, kItemsPerThread, cub::BLOCK_LOAD_VECTORIZE>;
+using HeightLoad = chain::ChunkLoad;
 /// The running maximum of the slopes within a chunk.
-using SlopeScan = cub::BlockScan<float, kBlock>;
+using SlopeScan = cub::BlockScan<float, chain::kBlock>;
 /// Stores a chunk's visibility bytes as they were loaded.
-using VisibleStore = cub::BlockStore<unsigned char, kBlock, kItemsPerThread,
-                                     cub::BLOCK_STORE_VECTORIZE>;
+using VisibleStore =
+    cub::BlockStore<unsigned char, chain::kBlock, chain::kItemsPerThread,
+                    cub::BLOCK_STORE_VECTORIZE>;
 
 /// The slope of the line of sight from point 0 to point \p distance. The
 /// same float operations on the CPU and the GPU (IEEE division, rounded to
@@ -95,24 +81,24 @@ __global__ void lineOfSightChunk(const int *__restrict__ heights,
                                  unsigned char *__restrict__ visible, int n,
                                  int chunk, float maxSlopeBefore) {
   __shared__ SlopeScan::TempStorage scanStorage;
-  const int begin = chunk * kChunk;
-  const int valid = min(n - begin, kChunk);
+  const int begin = chunk * chain::kChunk;
+  const int valid = min(n - begin, chain::kChunk);
 
   // Independent of the parent: load the chunk's heights, compute their
   // slopes and, for each point, the greatest slope before it in the chunk.
-  int items[kItemsPerThread];
-  if (valid == kChunk)
+  int items[chain::kItemsPerThread];
+  if (valid == chain::kChunk)
     HeightLoad().Load(heights + begin, items);
   else
     HeightLoad().Load(heights + begin, items, valid); // The last, partial.
   const int observerHeight = heights[0];
-  float slopes[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * kItemsPerThread + k;
+  float slopes[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
     slopes[k] =
         (i > 0 && i < n) ? slopeOf(items[k], observerHeight, i) : kNoSlope;
   }
-  float maxSlopeInChunk[kItemsPerThread];
+  float maxSlopeInChunk[chain::kItemsPerThread];
   float chunkMaxSlope;
   SlopeScan(scanStorage)
       .ExclusiveScan(slopes, maxSlopeInChunk, kNoSlope, cuda::maximum<>{},
@@ -123,19 +109,19 @@ __global__ void lineOfSightChunk(const int *__restrict__ heights,
   // maxSlopeBefore, so those after it face the greater of that and this
   // chunk's maximum.
   const float nextMaxSlopeBefore = fmaxf(maxSlopeBefore, chunkMaxSlope);
-  if (threadIdx.x == 0 && n - begin > kChunk) {
-    lineOfSightChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(
+  if (threadIdx.x == 0 && n - begin > chain::kChunk) {
+    lineOfSightChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
         heights, visible, n, chunk + 1, nextMaxSlopeBefore);
     harness::checkDeviceLaunch(cudaGetLastError());
   }
 
   // A point is visible when no point before it has a greater slope.
-  unsigned char flags[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * kItemsPerThread + k;
+  unsigned char flags[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
     flags[k] = i == 0 || slopes[k] >= fmaxf(maxSlopeBefore, maxSlopeInChunk[k]);
   }
-  if (valid == kChunk)
+  if (valid == chain::kChunk)
     VisibleStore().Store(visible + begin, flags);
   else
     VisibleStore().Store(visible + begin, flags, valid);
@@ -164,10 +150,8 @@ std::vector<unsigned char> referenceLineOfSight(const std::vector<int> &Heights,
 
 int main(int argc, char **argv) {
   harness::Args A = harness::parseArgs(argc, argv, "lineofsight", {1L << 25});
-  if (A.size(0) < 1 || A.size(0) > INT_MAX - kChunk)
-    harness::fail("need 1 <= n < 2^31 - 8192");
-  const int N = int(A.size(0));
-  const int Links = (N + kChunk - 1) / kChunk;
+  const int N = chain::elementCount(A);
+  const int Links = chain::links(N);
 
   // The terrain: a random walk plus a bowl that rises to n / 4 at the end.
   harness::Rng R(A.Seed);
@@ -181,15 +165,15 @@ int main(int argc, char **argv) {
   long Visible;
   std::vector<unsigned char> Ref = referenceLineOfSight(Heights, Visible);
   std::printf("lineofsight: %d points, %ld visible; %d links of %d points\n", N,
-              Visible, Links, kChunk);
+              Visible, Links, chain::kChunk);
 
   harness::DeviceArray<int> DHeights(Heights);
   harness::DeviceArray<unsigned char> DVisible(N);
   harness::Result Res = harness::measure(
       A, [&] { DVisible.poison(); },
       [&] {
-        lineOfSightChunk<<<1, kBlock>>>(DHeights.data(), DVisible.data(), N, 0,
-                                        kNoSlope);
+        lineOfSightChunk<<<1, chain::kBlock>>>(DHeights.data(), DVisible.data(),
+                                               N, 0, kNoSlope);
       },
       [&] {
         harness::checkDeviceLaunches();

@@ -38,24 +38,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
-// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
-#pragma nv_diag_suppress 20199
-
-#include "harness.cuh"
-
-#include <climits>
-
-namespace {
-
-/// Threads of each link's one block.
-constexpr int kBlock = 512;
-/// Elements per thread, kBlock apart.
-constexpr int kItemsPerThread = 16;
-/// Elements per link.
-constexpr int kChunk = kBlock * kItemsPerThread;
-
-} // namespace
+#include "chain.cuh"
 
 /// One link: moves the elements of the chunk `chunk` (unpadded elements
 /// chunk * kChunk onwards) of the rows x cols matrix in `matrix` to their
@@ -64,13 +47,13 @@ constexpr int kChunk = kBlock * kItemsPerThread;
 __global__ void padChunk(int *matrix, int rows, int cols, int pad, int chunk) {
   const int n = rows * cols;
   const int pitch = cols + pad;
-  const int begin = chunk * kChunk;
+  const int begin = chunk * chain::kChunk;
 
   // Independent of the parent: read the chunk (the links before this one
   // only wrote above it).
-  int items[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int j = begin + k * kBlock + threadIdx.x;
+  int items[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int j = begin + k * chain::kBlock + threadIdx.x;
     if (j < n)
       items[k] = matrix[j];
   }
@@ -81,15 +64,15 @@ __global__ void padChunk(int *matrix, int rows, int cols, int pad, int chunk) {
   // every thread of this block must have read its own elements too.
   __syncthreads();
   if (threadIdx.x == 0 && chunk > 0) {
-    padChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(matrix, rows, cols, pad,
-                                                     chunk - 1);
+    padChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(matrix, rows, cols,
+                                                            pad, chunk - 1);
     harness::checkDeviceLaunch(cudaGetLastError());
   }
 
   // Move every element to its padded place; the thread with the last
   // element of a row also zeroes the row's padding.
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int j = begin + k * kBlock + threadIdx.x;
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int j = begin + k * chain::kBlock + threadIdx.x;
     if (j >= n)
       continue;
     const int row = j / cols;
@@ -103,25 +86,17 @@ __global__ void padChunk(int *matrix, int rows, int cols, int pad, int chunk) {
 
 int main(int argc, char **argv) {
   harness::Args A = harness::parseArgs(argc, argv, "padding", {8192, 4000, 96});
-  if (A.size(0) < 1 || A.size(1) < 1 || A.size(2) < 0 ||
-      A.size(0) * (A.size(1) + A.size(2)) > INT_MAX - kChunk)
-    harness::fail("need 1 <= rows, 1 <= cols, 0 <= pad and "
-                  "rows * (cols + pad) < 2^31 - 8192");
-  const int Rows = int(A.size(0)), Cols = int(A.size(1)), Pad = int(A.size(2));
-  const int Pitch = Cols + Pad;
-  const int N = Rows * Cols;
-  const int Links = (N + kChunk - 1) / kChunk;
+  const chain::PaddedMatrix M = chain::paddedMatrix(A);
+  const int N = M.elements();
+  const int Links = chain::links(N);
 
   harness::Rng R(A.Seed);
   std::vector<int> In(N);
   R.fill(In, 0, INT_MAX);
   // CPU reference: the padded matrix.
-  std::vector<int> Ref(size_t(Rows) * Pitch, 0);
-  for (int Row = 0; Row < Rows; ++Row)
-    for (int Col = 0; Col < Cols; ++Col)
-      Ref[size_t(Row) * Pitch + Col] = In[size_t(Row) * Cols + Col];
+  std::vector<int> Ref = chain::padded(In, M, 0);
   std::printf("padding: %d x %d ints to pitch %d; %d links of %d elements\n",
-              Rows, Cols, Pitch, Links, kChunk);
+              M.Rows, M.Cols, M.Pitch, Links, chain::kChunk);
 
   harness::DeviceArray<int> DIn(In), DMatrix(Ref.size());
   harness::Result Res = harness::measure(
@@ -133,7 +108,8 @@ int main(int argc, char **argv) {
                                       cudaMemcpyDeviceToDevice));
       },
       [&] {
-        padChunk<<<1, kBlock>>>(DMatrix.data(), Rows, Cols, Pad, Links - 1);
+        padChunk<<<1, chain::kBlock>>>(DMatrix.data(), M.Rows, M.Cols, M.Pad,
+                                       Links - 1);
       },
       [&] {
         harness::checkDeviceLaunches();

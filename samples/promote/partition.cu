@@ -38,33 +38,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
-// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
-#pragma nv_diag_suppress 20199
+#include "chain.cuh"
 
-#include "harness.cuh"
-
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_partition.cuh>
 
-#include <climits>
-
 namespace {
-
-/// Threads of each link's one block.
-constexpr int kBlock = 512;
-/// Consecutive elements per thread.
-constexpr int kItemsPerThread = 16;
-/// Elements per link.
-constexpr int kChunk = kBlock * kItemsPerThread;
-
-/// Loads a chunk blocked: thread t gets its elements t * kItemsPerThread
-/// onwards, in vector loads.
-using ChunkLoad =
-    cub::BlockLoad<int, kBlock, kItemsPerThread, cub::BLOCK_LOAD_VECTORIZE>;
-/// Numbers the selected elements of a chunk.
-using ChunkScan = cub::BlockScan<int, kBlock>;
 
 /// The elements that go to the front.
 __host__ __device__ bool isSelected(int x) { return x % 3 == 0; }
@@ -84,33 +62,29 @@ struct IsSelected {
 __global__ void partitionChunk(const int *__restrict__ in,
                                int *__restrict__ out, int *__restrict__ count,
                                int n, int chunk, int selectedBefore) {
-  __shared__ ChunkScan::TempStorage scanStorage;
-  const int begin = chunk * kChunk;
-  const int valid = min(n - begin, kChunk);
+  __shared__ chain::ChunkScan::TempStorage scanStorage;
+  const int begin = chunk * chain::kChunk;
 
   // Independent of the parent: load the chunk, flag the selected elements
   // and number them within the chunk.
-  int items[kItemsPerThread];
-  if (valid == kChunk)
-    ChunkLoad().Load(in + begin, items);
-  else
-    ChunkLoad().Load(in + begin, items, valid); // The last chunk, partial.
-  int flags[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * kItemsPerThread + k;
+  int items[chain::kItemsPerThread];
+  chain::loadChunk(in, begin, n, items);
+  int flags[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
     flags[k] = i < n && isSelected(items[k]);
   }
-  int ranks[kItemsPerThread];
+  int ranks[chain::kItemsPerThread];
   int selectedHere;
-  ChunkScan(scanStorage).ExclusiveSum(flags, ranks, selectedHere);
+  chain::ChunkScan(scanStorage).ExclusiveSum(flags, ranks, selectedHere);
 
 #pragma cuda_rewrite overlap_boundary
   // Depends on the parent: the chunks before this one selected
   // `selectedBefore` elements, so those after it start at
   // selectedBefore + selectedHere.
   const int nextSelectedBefore = selectedBefore + selectedHere;
-  if (threadIdx.x == 0 && n - begin > kChunk) {
-    partitionChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(
+  if (threadIdx.x == 0 && n - begin > chain::kChunk) {
+    partitionChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
         in, out, count, n, chunk + 1, nextSelectedBefore);
     harness::checkDeviceLaunch(cudaGetLastError());
   }
@@ -118,8 +92,8 @@ __global__ void partitionChunk(const int *__restrict__ in,
   // Write every element of the chunk. Element i, with s selected elements
   // before it, goes to s if it is selected; else i - s rejected elements come
   // before it, and it goes to n - 1 - (i - s).
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * kItemsPerThread + k;
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
     if (i >= n)
       continue;
     const int selected = selectedBefore + ranks[k];
@@ -128,7 +102,7 @@ __global__ void partitionChunk(const int *__restrict__ in,
     else
       out[n - 1 - (i - selected)] = items[k];
   }
-  if (threadIdx.x == 0 && n - begin <= kChunk)
+  if (threadIdx.x == 0 && n - begin <= chain::kChunk)
     *count = nextSelectedBefore;
 }
 
@@ -155,52 +129,20 @@ std::vector<int> referencePartition(const std::vector<int> &In, int &Selected) {
 int main(int argc, char **argv) {
   harness::Args A =
       harness::parseArgs(argc, argv, "partition", {1L << 25}, {"--cub"});
-  const bool Cub = A.has("--cub");
-  if (A.size(0) < 1 || A.size(0) > INT_MAX - kChunk)
-    harness::fail("need 1 <= n < 2^31 - 8192");
-  const int N = int(A.size(0));
-  const int Links = (N + kChunk - 1) / kChunk;
-
   harness::Rng R(A.Seed);
-  std::vector<int> In(N);
+  std::vector<int> In(chain::elementCount(A));
   R.fill(In, 0, 999);
-  int Selected;
-  // The output's n elements, then the count, as the check downloads them.
-  std::vector<int> Ref = referencePartition(In, Selected);
-  std::printf("partition: %d ints, %d selected; %d links of %d elements%s\n", N,
-              Selected, Links, kChunk,
-              Cub ? "; running cub::DevicePartition::If instead" : "");
-
-  harness::DeviceArray<int> DIn(In), DOut(N), DCount(1);
-  // CUB's temporary storage, sized and allocated once, outside the timing.
-  size_t TempBytes = 0;
-  HARNESS_CHECK(cub::DevicePartition::If(nullptr, TempBytes, DIn.data(),
-                                         DOut.data(), DCount.data(), N,
-                                         IsSelected()));
-  harness::DeviceArray<unsigned char> DTemp(Cub ? TempBytes : 1);
-
-  harness::Result Res = harness::measure(
-      A,
-      [&] {
-        DOut.poison();
-        DCount.poison();
+  chain::Selection S{"selected", "cub::DevicePartition::If"};
+  S.Ref = referencePartition(In, S.Count);
+  S.WritesAll = true;
+  return chain::runSelection(
+      A, In, S,
+      [](const int *In, int *Out, int *Count, int N) {
+        partitionChunk<<<1, chain::kBlock>>>(In, Out, Count, N, 0, 0);
       },
-      [&] {
-        if (Cub)
-          HARNESS_CHECK(cub::DevicePartition::If(
-              DTemp.data(), TempBytes, DIn.data(), DOut.data(), DCount.data(),
-              N, IsSelected()));
-        else
-          partitionChunk<<<1, kBlock>>>(DIn.data(), DOut.data(), DCount.data(),
-                                        N, 0, 0);
-      },
-      [&] {
-        harness::checkDeviceLaunches();
-        std::vector<int> Got = DOut.download();
-        Got.push_back(DCount.download()[0]);
-        return harness::compareExact(Got, Ref);
+      [](void *Temp, size_t &Bytes, const int *In, int *Out, int *Count,
+         int N) {
+        return cub::DevicePartition::If(Temp, Bytes, In, Out, Count, N,
+                                        IsSelected());
       });
-  // The input read once, every element written once.
-  double Bytes = 2.0 * sizeof(int) * double(N);
-  return harness::report(A, Res, Bytes);
 }

@@ -40,35 +40,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
-// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
-#pragma nv_diag_suppress 20199
+#include "chain.cuh"
 
-#include "harness.cuh"
-
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
-
-#include <climits>
-
-namespace {
-
-/// Threads of each link's one block.
-constexpr int kBlock = 512;
-/// Consecutive elements per thread.
-constexpr int kItemsPerThread = 16;
-/// Elements per link.
-constexpr int kChunk = kBlock * kItemsPerThread;
-
-/// Loads a chunk blocked: thread t gets its elements t * kItemsPerThread
-/// onwards, in vector loads.
-using ChunkLoad =
-    cub::BlockLoad<int, kBlock, kItemsPerThread, cub::BLOCK_LOAD_VECTORIZE>;
-/// Numbers the run heads of a chunk.
-using ChunkScan = cub::BlockScan<int, kBlock>;
-
-} // namespace
 
 /// One link: copies the run heads of the chunk `chunk` of `in` (elements
 /// chunk * kChunk onwards) to `out` from `offset`, the number of run heads in
@@ -78,21 +52,17 @@ using ChunkScan = cub::BlockScan<int, kBlock>;
 __global__ void uniqueChunk(const int *__restrict__ in, int *__restrict__ out,
                             int *__restrict__ count, int n, int chunk,
                             int offset) {
-  __shared__ ChunkScan::TempStorage scanStorage;
-  const int begin = chunk * kChunk;
-  const int valid = min(n - begin, kChunk);
+  __shared__ chain::ChunkScan::TempStorage scanStorage;
+  const int begin = chunk * chain::kChunk;
 
   // Independent of the parent: load the chunk, flag the run heads (the
   // elements that differ from the one before) and number them within the
   // chunk.
-  int items[kItemsPerThread];
-  if (valid == kChunk)
-    ChunkLoad().Load(in + begin, items);
-  else
-    ChunkLoad().Load(in + begin, items, valid); // The last chunk, partial.
-  int flags[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * kItemsPerThread + k;
+  int items[chain::kItemsPerThread];
+  chain::loadChunk(in, begin, n, items);
+  int flags[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
     if (i >= n)
       flags[k] = 0;
     else if (i == 0)
@@ -100,25 +70,25 @@ __global__ void uniqueChunk(const int *__restrict__ in, int *__restrict__ out,
     else
       flags[k] = items[k] != (k > 0 ? items[k - 1] : in[i - 1]);
   }
-  int ranks[kItemsPerThread];
+  int ranks[chain::kItemsPerThread];
   int headsHere;
-  ChunkScan(scanStorage).ExclusiveSum(flags, ranks, headsHere);
+  chain::ChunkScan(scanStorage).ExclusiveSum(flags, ranks, headsHere);
 
 #pragma cuda_rewrite overlap_boundary
   // Depends on the parent: the chunks before this one have `offset` run
   // heads, so those after it start at offset + headsHere.
   const int nextOffset = offset + headsHere;
-  if (threadIdx.x == 0 && n - begin > kChunk) {
-    uniqueChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(in, out, count, n,
-                                                        chunk + 1, nextOffset);
+  if (threadIdx.x == 0 && n - begin > chain::kChunk) {
+    uniqueChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
+        in, out, count, n, chunk + 1, nextOffset);
     harness::checkDeviceLaunch(cudaGetLastError());
   }
 
   // Write the run heads; the last link reports how many there are.
-  for (int k = 0; k < kItemsPerThread; ++k)
+  for (int k = 0; k < chain::kItemsPerThread; ++k)
     if (flags[k])
       out[offset + ranks[k]] = items[k];
-  if (threadIdx.x == 0 && n - begin <= kChunk)
+  if (threadIdx.x == 0 && n - begin <= chain::kChunk)
     *count = nextOffset;
 }
 
@@ -140,56 +110,20 @@ std::vector<int> referenceUnique(const std::vector<int> &In, int &Heads) {
 int main(int argc, char **argv) {
   harness::Args A =
       harness::parseArgs(argc, argv, "unique", {1L << 25}, {"--cub"});
-  const bool Cub = A.has("--cub");
-  if (A.size(0) < 1 || A.size(0) > INT_MAX - kChunk)
-    harness::fail("need 1 <= n < 2^31 - 8192");
-  const int N = int(A.size(0));
-  const int Links = (N + kChunk - 1) / kChunk;
-
   // Runs: each element repeats the one before with probability 1/2.
   harness::Rng R(A.Seed);
-  std::vector<int> In(N);
-  for (int I = 0; I < N; ++I)
+  std::vector<int> In(chain::elementCount(A));
+  for (size_t I = 0; I < In.size(); ++I)
     In[I] = (I > 0 && R.next() % 2) ? In[I - 1] : int(R.next() % 1000);
-  int Heads;
-  // The output's n elements, then the count, as the check downloads them.
-  std::vector<int> Ref = referenceUnique(In, Heads);
-  std::printf("unique: %d ints, %d run heads; %d links of %d elements%s\n", N,
-              Heads, Links, kChunk,
-              Cub ? "; running cub::DeviceSelect::Unique instead" : "");
-
-  harness::DeviceArray<int> DIn(In), DOut(N), DCount(1);
-  // CUB's temporary storage, sized and allocated once, outside the timing.
-  size_t TempBytes = 0;
-  HARNESS_CHECK(cub::DeviceSelect::Unique(nullptr, TempBytes, DIn.data(),
-                                          DOut.data(), DCount.data(), N));
-  harness::DeviceArray<unsigned char> DTemp(Cub ? TempBytes : 1);
-
-  harness::Result Res = harness::measure(
-      A,
-      [&] {
-        DOut.poison();
-        DCount.poison();
+  chain::Selection S{"run heads", "cub::DeviceSelect::Unique"};
+  S.Ref = referenceUnique(In, S.Count);
+  return chain::runSelection(
+      A, In, S,
+      [](const int *In, int *Out, int *Count, int N) {
+        uniqueChunk<<<1, chain::kBlock>>>(In, Out, Count, N, 0, 0);
       },
-      [&] {
-        if (Cub)
-          HARNESS_CHECK(cub::DeviceSelect::Unique(DTemp.data(), TempBytes,
-                                                  DIn.data(), DOut.data(),
-                                                  DCount.data(), N));
-        else
-          uniqueChunk<<<1, kBlock>>>(DIn.data(), DOut.data(), DCount.data(), N,
-                                     0, 0);
-      },
-      [&] {
-        harness::checkDeviceLaunches();
-        std::vector<int> Got = DOut.download();
-        Got.push_back(DCount.download()[0]);
-        // Past the run heads the output is not to be written.
-        return harness::compareExact(Got, Ref, [&](size_t I) {
-          return I < size_t(Heads) || I == size_t(N);
-        });
+      [](void *Temp, size_t &Bytes, const int *In, int *Out, int *Count,
+         int N) {
+        return cub::DeviceSelect::Unique(Temp, Bytes, In, Out, Count, N);
       });
-  // The input read once, the run heads written once.
-  double Bytes = sizeof(int) * (double(N) + double(Heads));
-  return harness::report(A, Res, Bytes);
 }

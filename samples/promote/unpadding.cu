@@ -39,24 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-// nvcc warns (20199) about the unknown `#pragma cuda_rewrite
-// overlap_boundary` inside the kernel; the tool reads it, nvcc need not.
-#pragma nv_diag_suppress 20199
-
-#include "harness.cuh"
-
-#include <climits>
-
-namespace {
-
-/// Threads of each link's one block.
-constexpr int kBlock = 512;
-/// Elements per thread, kBlock apart.
-constexpr int kItemsPerThread = 16;
-/// Elements per link.
-constexpr int kChunk = kBlock * kItemsPerThread;
-
-} // namespace
+#include "chain.cuh"
 
 /// One link: moves the elements of the chunk `chunk` (packed elements
 /// chunk * kChunk onwards) of the rows x cols matrix stored at pitch
@@ -67,13 +50,13 @@ __global__ void unpadChunk(int *matrix, int rows, int cols, int pad,
                            int chunk) {
   const int n = rows * cols;
   const int pitch = cols + pad;
-  const int begin = chunk * kChunk;
+  const int begin = chunk * chain::kChunk;
 
   // Independent of the parent: read the chunk from its padded places (the
   // links before this one only wrote below them).
-  int items[kItemsPerThread];
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int j = begin + k * kBlock + threadIdx.x;
+  int items[chain::kItemsPerThread];
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int j = begin + k * chain::kBlock + threadIdx.x;
     if (j < n)
       items[k] = matrix[j / cols * pitch + j % cols];
   }
@@ -83,15 +66,15 @@ __global__ void unpadChunk(int *matrix, int rows, int cols, int pad,
   // and of the chunks below it, which the links before this one have read;
   // every thread of this block must have read its own elements too.
   __syncthreads();
-  if (threadIdx.x == 0 && n - begin > kChunk) {
-    unpadChunk<<<1, kBlock, 0, cudaStreamTailLaunch>>>(matrix, rows, cols, pad,
-                                                       chunk + 1);
+  if (threadIdx.x == 0 && n - begin > chain::kChunk) {
+    unpadChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
+        matrix, rows, cols, pad, chunk + 1);
     harness::checkDeviceLaunch(cudaGetLastError());
   }
 
   // Move every element to its packed place.
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int j = begin + k * kBlock + threadIdx.x;
+  for (int k = 0; k < chain::kItemsPerThread; ++k) {
+    const int j = begin + k * chain::kBlock + threadIdx.x;
     if (j < n)
       matrix[j] = items[k];
   }
@@ -100,27 +83,19 @@ __global__ void unpadChunk(int *matrix, int rows, int cols, int pad,
 int main(int argc, char **argv) {
   harness::Args A =
       harness::parseArgs(argc, argv, "unpadding", {8192, 4000, 96});
-  if (A.size(0) < 1 || A.size(1) < 1 || A.size(2) < 0 ||
-      A.size(0) * (A.size(1) + A.size(2)) > INT_MAX - kChunk)
-    harness::fail("need 1 <= rows, 1 <= cols, 0 <= pad and "
-                  "rows * (cols + pad) < 2^31 - 8192");
-  const int Rows = int(A.size(0)), Cols = int(A.size(1)), Pad = int(A.size(2));
-  const int Pitch = Cols + Pad;
-  const int N = Rows * Cols;
-  const int Links = (N + kChunk - 1) / kChunk;
+  const chain::PaddedMatrix M = chain::paddedMatrix(A);
+  const int N = M.elements();
+  const int Links = chain::links(N);
 
   // The padded input, -1 in its pad elements; the packed matrix is the
   // reference.
   harness::Rng R(A.Seed);
   std::vector<int> Ref(N);
   R.fill(Ref, 0, INT_MAX);
-  std::vector<int> Padded(size_t(Rows) * Pitch, -1);
-  for (int Row = 0; Row < Rows; ++Row)
-    for (int Col = 0; Col < Cols; ++Col)
-      Padded[size_t(Row) * Pitch + Col] = Ref[size_t(Row) * Cols + Col];
+  std::vector<int> Padded = chain::padded(Ref, M, -1);
   std::printf("unpadding: %d x %d ints from pitch %d; %d links of %d "
               "elements\n",
-              Rows, Cols, Pitch, Links, kChunk);
+              M.Rows, M.Cols, M.Pitch, Links, chain::kChunk);
 
   harness::DeviceArray<int> DPadded(Padded), DMatrix(Padded.size());
   harness::Result Res = harness::measure(
@@ -131,7 +106,10 @@ int main(int argc, char **argv) {
                                       DPadded.bytes(),
                                       cudaMemcpyDeviceToDevice));
       },
-      [&] { unpadChunk<<<1, kBlock>>>(DMatrix.data(), Rows, Cols, Pad, 0); },
+      [&] {
+        unpadChunk<<<1, chain::kBlock>>>(DMatrix.data(), M.Rows, M.Cols, M.Pad,
+                                         0);
+      },
       [&] {
         harness::checkDeviceLaunches();
         std::vector<int> Got = DMatrix.download();

@@ -1557,30 +1557,24 @@ TEST(StencilCodegenFieldsTest, FlatIndexing2D) {
 }
 
 TEST(StencilCodegenFieldsTest, Index32OnlyForSignedIntIndices) {
+  // Index32 of the interior 2D kernel with \p Body, which must be a stencil.
+  auto Index32 = [](llvm::StringRef Body) {
+    Analysis A = analyzeInterior2D("", Body);
+    EXPECT_TRUE(A.Result) << Body.str() << ": " << A.Result.Refusal;
+    return A.Result && A.shape().Index32;
+  };
   // int subscripts and int pointer offsets: every index fits in int.
   EXPECT_TRUE(analyze(FivePoint).shape().Index32);
-  Analysis Offset = analyzeInterior2D(
-      "", "  const float *row = in + y * W;\n"
-          "  out[y * W + x] = row[x - 1] + row[x + 1];\n");
-  ASSERT_TRUE(Offset.Result) << Offset.Result.Refusal;
-  EXPECT_TRUE(Offset.shape().Index32);
+  EXPECT_TRUE(Index32("  const float *row = in + y * W;\n"
+                      "  out[y * W + x] = row[x - 1] + row[x + 1];\n"));
   // A 64-bit subscript, or a 64-bit pointer offset, anywhere: not.
-  Analysis Wide = analyzeInterior2D(
-      "", "  long long i = (long long)y * W + x;\n"
-          "  out[i] = in[i - 1] + in[i + 1];\n");
-  ASSERT_TRUE(Wide.Result) << Wide.Result.Refusal;
-  EXPECT_FALSE(Wide.shape().Index32);
-  Analysis WideOffset = analyzeInterior2D(
-      "", "  const float *row = in + (size_t)y * W;\n"
-          "  out[y * W + x] = row[x - 1] + row[x + 1];\n");
-  ASSERT_TRUE(WideOffset.Result) << WideOffset.Result.Refusal;
-  EXPECT_FALSE(WideOffset.shape().Index32);
+  EXPECT_FALSE(Index32("  long long i = (long long)y * W + x;\n"
+                       "  out[i] = in[i - 1] + in[i + 1];\n"));
+  EXPECT_FALSE(Index32("  const float *row = in + (size_t)y * W;\n"
+                       "  out[y * W + x] = row[x - 1] + row[x + 1];\n"));
   // Unsigned int: its values may exceed int's.
-  Analysis Unsigned = analyzeInterior2D(
-      "", "  unsigned i = y * W + x;\n"
-          "  out[i] = in[i - 1] + in[i + 1];\n");
-  ASSERT_TRUE(Unsigned.Result) << Unsigned.Result.Refusal;
-  EXPECT_FALSE(Unsigned.shape().Index32);
+  EXPECT_FALSE(Index32("  unsigned i = y * W + x;\n"
+                       "  out[i] = in[i - 1] + in[i + 1];\n"));
 }
 
 TEST(StencilCodegenFieldsTest, TwoDimensionalArrayIndexing) {
