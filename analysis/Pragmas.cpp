@@ -54,7 +54,8 @@ const ClauseSpec AggregateClauses[] = {
 const ClauseSpec PromoteClauses[] = {{"aggregate", ClauseArgs::PositiveInt},
                                      {"overlap", ClauseArgs::None}};
 const ClauseSpec SystolicClauses[] = {{"p", ClauseArgs::PositiveInt},
-                                      {"block", ClauseArgs::PositiveInt}};
+                                      {"block", ClauseArgs::PositiveInt},
+                                      {"vector", ClauseArgs::PositiveInt}};
 const ClauseSpec FuseClauses[] = {{"tile", ClauseArgs::AutoOrIntPair},
                                   {"hybrid", ClauseArgs::AutoOrFraction}};
 const ClauseSpec StageClauses[] = {{"threads", ClauseArgs::PositiveInt}};

@@ -15,6 +15,34 @@ static constexpr unsigned OverheadRegisters = 16;
 static constexpr unsigned DefaultPlanesPerWarp = 32;
 static constexpr double MaxHaloRatio3D = 0.5;
 
+static uint64_t registerFile(const GpuSpec &Gpu) {
+  return Gpu.RegistersPerSm ? Gpu.RegistersPerSm : 65536;
+}
+
+/// Half the SM's threads resident: the register budget per thread.
+static unsigned registerBudget(const GpuSpec &Gpu) {
+  uint64_t Threads = Gpu.MaxThreadsPerSm ? Gpu.MaxThreadsPerSm : 2048;
+  return unsigned(std::min<uint64_t>(
+      Gpu.MaxRegistersPerThread ? Gpu.MaxRegistersPerThread : 255,
+      registerFile(Gpu) / (Threads / 2)));
+}
+
+/// As many resident blocks as the estimate allows (rounded up to the
+/// allocation granularity of 8), for __launch_bounds__: the compiler then
+/// neither spills nor takes registers the estimate does not need.
+static unsigned residentBlocks(const SystolicShape &S, const GpuSpec &Gpu) {
+  unsigned PerThread =
+      std::max(S.RegisterBudget, (S.EstimatedRegisters + 7) / 8 * 8);
+  return std::max<unsigned>(
+      1, unsigned(registerFile(Gpu) /
+                  (uint64_t(S.WarpsPerBlock) * WarpSize * PerThread)));
+}
+
+static unsigned warpsPerBlock(std::optional<unsigned> BlockOverride) {
+  return BlockOverride ? std::max(1u, *BlockOverride / WarpSize)
+                       : DefaultWarpsPerBlock;
+}
+
 double systolicHaloRatio(const SystolicGeometry &G, unsigned RowsPerThread) {
   double Cached = double(WarpSize) * (RowsPerThread + G.Rows - 1);
   double Useful = double(WarpSize - (G.Columns - 1)) * RowsPerThread;
@@ -40,15 +68,9 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                                   std::optional<unsigned> RowsOverride,
                                   std::optional<unsigned> BlockOverride) {
   SystolicShape S;
-  S.WarpsPerBlock = BlockOverride ? std::max(1u, *BlockOverride / WarpSize)
-                                  : DefaultWarpsPerBlock;
+  S.WarpsPerBlock = warpsPerBlock(BlockOverride);
   S.PlanesPerWarp = G.Planes > 1 ? DefaultPlanesPerWarp : 1;
-  // Half the SM's threads resident: the register budget per thread.
-  uint64_t RegisterFile = Gpu.RegistersPerSm ? Gpu.RegistersPerSm : 65536;
-  uint64_t Threads = Gpu.MaxThreadsPerSm ? Gpu.MaxThreadsPerSm : 2048;
-  unsigned Budget = unsigned(std::min<uint64_t>(
-      Gpu.MaxRegistersPerThread ? Gpu.MaxRegistersPerThread : 255,
-      RegisterFile / (Threads / 2)));
+  unsigned Budget = registerBudget(Gpu);
   S.RegisterBudget = Budget;
   if (RowsOverride) {
     S.RowsPerThread = *RowsOverride;
@@ -76,13 +98,7 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
     }
   }
   S.EstimatedRegisters = systolicRegisters(G, S.RowsPerThread);
-  // Ask for as many resident blocks as the estimate allows (rounded up to
-  // the allocation granularity of 8), so the compiler neither spills nor
-  // takes registers the estimate does not need.
-  unsigned PerThread = std::max(Budget, (S.EstimatedRegisters + 7) / 8 * 8);
-  S.MinBlocksPerSm =
-      std::max<unsigned>(1, unsigned(RegisterFile / (uint64_t(S.WarpsPerBlock) *
-                                                     WarpSize * PerThread)));
+  S.MinBlocksPerSm = residentBlocks(S, Gpu);
   S.HaloRatio = systolicHaloRatio(G, S.RowsPerThread);
   unsigned Cached = S.RowsPerThread + G.Rows - 1;
   std::string Rows =
@@ -112,6 +128,57 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
   if (G.Planes > 1)
     S.Why += llvm::formatv("; each warp streams {0} planes along z",
                            S.PlanesPerWarp);
+  return S;
+}
+
+unsigned alignedRegisters(const SystolicGeometry &G, unsigned ColumnsPerLane,
+                          unsigned RowsPerThread) {
+  unsigned PerValue = G.ElementBytes > 4 ? 2 : 1;
+  unsigned Cached = RowsPerThread + G.Rows - 1;
+  return (Cached + RowsPerThread) * ColumnsPerLane * PerValue +
+         OverheadRegisters + (G.WeightsInRegisters ? G.Taps * PerValue : 0);
+}
+
+std::optional<SystolicShape>
+chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
+                   std::optional<unsigned> RowsOverride,
+                   std::optional<unsigned> BlockOverride,
+                   std::optional<unsigned> ColumnsOverride) {
+  if (G.Planes != 1 || !G.ContiguousRows || G.Left > MaxAlignedReach ||
+      G.Right > MaxAlignedReach || (ColumnsOverride && *ColumnsOverride == 1))
+    return std::nullopt;
+  bool Measured = G.Rows <= MaxAlignedRows && G.SideTapsInOneRow;
+  if (!Measured && !ColumnsOverride)
+    return std::nullopt;
+  SystolicShape S;
+  S.ColumnsPerLane = ColumnsOverride ? *ColumnsOverride : 16 / G.ElementBytes;
+  S.WarpsPerBlock = warpsPerBlock(BlockOverride);
+  S.RegisterBudget = registerBudget(Gpu);
+  S.RowsPerThread = RowsOverride ? *RowsOverride : 16 / S.ColumnsPerLane;
+  if (!RowsOverride)
+    while (S.RowsPerThread > 1 &&
+           alignedRegisters(G, S.ColumnsPerLane, S.RowsPerThread) >
+               S.RegisterBudget)
+      S.RowsPerThread /= 2;
+  S.EstimatedRegisters = alignedRegisters(G, S.ColumnsPerLane, S.RowsPerThread);
+  S.MinBlocksPerSm = residentBlocks(S, Gpu);
+  unsigned Cached = S.RowsPerThread + G.Rows - 1;
+  S.HaloRatio = double(Cached - S.RowsPerThread) / Cached;
+  S.Why = llvm::formatv(
+      "aligned rows: each lane keeps {0} consecutive columns{1} of {2} row{3} "
+      "(one {4}-byte load per row) and writes {0} x {5} points{6}, so warp "
+      "rows start on a cache line and {7:P0} of the loads are halo rows; "
+      "{8} threads per block{9}; the overlapped form runs where the arrays' "
+      "rows are not {4}-byte aligned",
+      S.ColumnsPerLane, ColumnsOverride ? " (vector(..) as given)" : "", Cached,
+      Cached == 1 ? "" : "s", S.ColumnsPerLane * G.ElementBytes,
+      S.RowsPerThread,
+      RowsOverride ? " (p(..) as given)"
+                   : llvm::formatv(" (~{0} registers, budget {1})",
+                                   S.EstimatedRegisters, S.RegisterBudget)
+                         .str(),
+      S.HaloRatio, S.WarpsPerBlock * WarpSize,
+      BlockOverride ? " as given" : "");
   return S;
 }
 

@@ -38,9 +38,21 @@ struct SystolicGeometry {
   /// literals and parameters, which are instruction operands.
   bool WeightsInRegisters = false;
   unsigned ElementBytes = 4;
+  /// Columns the taps reach left (-min dx) and right (max dx) of a point,
+  /// 0 where they do not.
+  unsigned Left = 0, Right = 0;
+  /// Input and output rows are contiguous (unit x stride) arrays the
+  /// launcher can test for alignment: the aligned form applies.
+  bool ContiguousRows = false;
+  /// Every tap off the point's column lies in one row (a star along x),
+  /// so only that row needs the columns beyond a lane's.
+  bool SideTapsInOneRow = false;
 };
 
 struct SystolicShape {
+  /// V: consecutive columns each lane keeps (one vector load per row); 1
+  /// is the paper's overlapped blocking, more the aligned form.
+  unsigned ColumnsPerLane = 1;
   unsigned RowsPerThread = 1; ///< P.
   unsigned WarpsPerBlock = 4;
   /// 3D: planes each warp streams through (its z chunk).
@@ -79,6 +91,40 @@ unsigned systolicRegisters(const SystolicGeometry &G, unsigned RowsPerThread);
 SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                                   std::optional<unsigned> RowsOverride,
                                   std::optional<unsigned> BlockOverride);
+
+/// The aligned form (2D): a lane keeps V consecutive columns of C rows,
+/// loaded as one 16-byte vector per row, so a warp's rows start on a
+/// 128-byte line and it writes every column it loads; the columns the taps
+/// reach beyond a lane's come from its neighbours by shuffle, and the
+/// warp's two edge lanes load theirs. Overlapped blocking (the paper's
+/// form) loads 32 columns to write 32 - (M - 1), and its rows straddle
+/// lines: on an H100 the aligned form ran a 2D 5-point float stencil at
+/// the copy bandwidth, the overlapped one at 88-94%
+/// (bench/experiments/NOTES.md).
+///
+/// Applies to 2D stencils of at most MaxAlignedRows rows whose taps off
+/// the point's column lie in one row and reach at most MaxAlignedReach
+/// columns to either side, on contiguous rows: where it measured faster.
+/// On an H200 (bench/RESULTS.md) it ran 2d5pt 1.11x (double 1.03x) faster
+/// than the overlapped form and 2d9pt the same, but box filters slower:
+/// 3x3 1.04x, 5x5 2x (every cached row then needs its neighbours' columns,
+/// and five rows need a P whose registers V = 4 columns cannot afford).
+/// V = 16 bytes / element; P = 16 / V (a thread writes 16 points a tile:
+/// enough loads in flight), halved while the estimate exceeds the register
+/// budget. \p ColumnsOverride (vector(..)) of 1 asks for the overlapped
+/// form; other values lift the shape limits.
+constexpr unsigned MaxAlignedRows = 3;
+constexpr unsigned MaxAlignedReach = 2;
+std::optional<SystolicShape>
+chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
+                   std::optional<unsigned> RowsOverride,
+                   std::optional<unsigned> BlockOverride,
+                   std::optional<unsigned> ColumnsOverride);
+
+/// Registers a thread of the aligned form needs: its C x V cached values,
+/// its P x V sums, and the 16 of systolicCacheRegisters.
+unsigned alignedRegisters(const SystolicGeometry &G, unsigned ColumnsPerLane,
+                          unsigned RowsPerThread);
 
 } // namespace cuda_rewrite
 

@@ -9,21 +9,7 @@
 // kernel, the generated kernel (v0), then v0 with 32-bit indices (v1), with
 // unpredicated loads for interior tiles (v2), with each warp walking several
 // tiles down a column strip, carrying the halo rows (v3), and v3 with other P.
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t E = (x);                                                       \
-    if (E != cudaSuccess) {                                                    \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(E));    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#include "experiment.cuh"
 
 using real = float;
 constexpr real CC = 0.5f, CW = 0.15f, CE = 0.1f, CS = 0.14f, CN = 0.11f;
@@ -32,13 +18,6 @@ __global__ void copyKernel(const float *__restrict__ in,
                            float *__restrict__ out, long long n) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    out[i] = in[i];
-}
-
-__global__ void copyKernel4(const float4 *__restrict__ in,
-                            float4 *__restrict__ out, long long n4) {
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n4)
     out[i] = in[i];
 }
 
@@ -185,42 +164,11 @@ __global__ void __launch_bounds__(Warps * 32)
   }
 }
 
-struct Timer {
-  cudaEvent_t A, B;
-  Timer() {
-    CHECK(cudaEventCreate(&A));
-    CHECK(cudaEventCreate(&B));
-  }
-  template <class F> float median(F Launch, int Reps = 30) {
-    for (int I = 0; I < 3; ++I)
-      Launch();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> Ms;
-    for (int I = 0; I < Reps; ++I) {
-      CHECK(cudaEventRecord(A));
-      Launch();
-      CHECK(cudaEventRecord(B));
-      CHECK(cudaEventSynchronize(B));
-      CHECK(cudaGetLastError());
-      float T;
-      CHECK(cudaEventElapsedTime(&T, A, B));
-      Ms.push_back(T);
-    }
-    std::sort(Ms.begin(), Ms.end());
-    return Ms[Ms.size() / 2];
-  }
-};
-
 int main(int argc, char **argv) {
   const int W = argc > 1 ? std::atoi(argv[1]) : 8192;
   const int H = argc > 2 ? std::atoi(argv[2]) : W;
   const long long N = (long long)W * H;
-  std::vector<real> HIn(N);
-  unsigned S = 12345;
-  for (auto &V : HIn) {
-    S = S * 1664525u + 1013904223u;
-    V = (S >> 8) * (1.f / 16777216.f);
-  }
+  const std::vector<real> HIn = randomInput(N);
   real *In, *Out, *Ref;
   CHECK(cudaMalloc(&In, N * sizeof(real)));
   CHECK(cudaMalloc(&Out, N * sizeof(real)));

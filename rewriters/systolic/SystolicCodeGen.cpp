@@ -17,6 +17,10 @@ std::string systolicKernelName(const SystolicPlan &Plan) {
   return Plan.Kernel->getNameAsString() + "_systolic";
 }
 
+std::string systolicAlignedKernelName(const SystolicPlan &Plan) {
+  return systolicKernelName(Plan) + "_aligned";
+}
+
 std::string systolicLauncherName(const SystolicPlan &Plan) {
   return systolicKernelName(Plan) + "_launch";
 }
@@ -36,8 +40,9 @@ std::string plus(int64_t V) {
 class Generator {
 public:
   Generator(const SystolicPlan &Plan, const SystolicShape &Shape,
+            const std::optional<SystolicShape> &Aligned,
             const std::string &Summary)
-      : Plan(Plan), Shape(Shape), Summary(Summary),
+      : Plan(Plan), Shape(Shape), Aligned(Aligned), Summary(Summary),
         Ctx(Plan.Kernel->getASTContext()) {
     collectTakenNames();
   }
@@ -46,6 +51,10 @@ public:
     std::string Out;
     Out += shapeStruct();
     Out += "\n" + kernel();
+    if (Aligned) {
+      Out += "\n" + alignedShapeStruct();
+      Out += "\n" + alignedKernel();
+    }
     Out += "\n" + launcher();
     // "@S" stands for the alias of the shape struct in generated code.
     std::string Alias = local("Shape");
@@ -187,20 +196,27 @@ private:
 
   std::string kernel() {
     std::string K = comment();
-    std::vector<std::string> Params = parameterTexts();
-    for (const std::string &E : extentNames())
-      Params.push_back("long long " + E);
-    K += formatv("__global__ void __launch_bounds__({0}::Warps * 32, "
-                 "{0}::MinBlocks)\n"
-                 "{1}({2}) {{\n",
-                 shapeName(), kernelName(), llvm::join(Params, ", "));
-    K += formatv("  using @S = {0};\n", shapeName());
+    K += kernelHead(kernelName(), shapeName());
     K += stageFilter();
     K += box();
     K += tile();
     K += is3D() ? body3D() : body2D();
     K += "}\n";
     return K;
+  }
+
+  /// The signature (\p Name: the original parameters, then the extents of
+  /// its launch) and the alias of the shape struct.
+  std::string kernelHead(const std::string &Name,
+                         const std::string &ShapeName) {
+    std::vector<std::string> Params = parameterTexts();
+    for (const std::string &E : extentNames())
+      Params.push_back("long long " + E);
+    return formatv("__global__ void __launch_bounds__({0}::Warps * 32, "
+                   "{0}::MinBlocks)\n"
+                   "{1}({2}) {{\n"
+                   "  using @S = {0};\n",
+                   ShapeName, Name, llvm::join(Params, ", "));
   }
 
   std::string stageFilter() {
@@ -264,9 +280,8 @@ private:
   }
   std::string end(unsigned D) { return local(std::string(Axis[D]) + "End"); }
 
-  /// The warp's columns, and the part of the needed-point test that only
-  /// depends on the lane's column.
-  std::string tile() {
+  /// The warp's first column; warps that write nothing return.
+  std::string warpTile() {
     std::string S;
     S += formatv("  const int {0} = threadIdx.x % 32;\n", local("lane"));
     S += formatv("  const {1} {0} =\n"
@@ -276,12 +291,18 @@ private:
     S += formatv("  if ({0} >= {1} || {0} + @S::Columns <= {2})\n"
                  "    return; // The whole warp is outside.\n",
                  local("tileX"), end(0), begin(0));
-    S += formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
-                 "input column.\n",
-                 local("col"), local("tileX"), local("lane"),
-                 plus(Plan.Range[0].First), index());
-    S += "  // Whether the original reads this column (for each group of "
-         "taps).\n";
+    return S;
+  }
+
+  /// For each read group (groups with the same columns share one), whether
+  /// the original reads \p What: \p Test(run) says it for one run of x
+  /// offsets.
+  std::string
+  columnFlags(const std::string &What,
+              const std::function<std::string(const TapRun &)> &Test) {
+    std::string S = "  // Whether the original reads " + What +
+                    " (for each group of taps).\n";
+    FlagOfGroup.clear();
     for (size_t G = 0; G != Plan.Reads.size(); ++G) {
       size_t Same = 0;
       while (Plan.Reads[Same].XRuns != Plan.Reads[G].XRuns)
@@ -291,11 +312,26 @@ private:
         continue; // An earlier group reads the same columns.
       std::vector<std::string> Alts;
       for (const TapRun &R : Plan.Reads[G].XRuns)
-        Alts.push_back(formatv("({0} >= {1}{2} && {0} < {3}{4})", local("col"),
-                               begin(0), plus(R.First), end(0), plus(R.Last)));
+        Alts.push_back(Test(R));
       S += formatv("  const bool {0} = {1};\n", columnFlag(G),
                    llvm::join(Alts, " || "));
     }
+    return S;
+  }
+
+  /// The warp's columns, and the part of the needed-point test that only
+  /// depends on the lane's column.
+  std::string tile() {
+    std::string S = warpTile();
+    S += formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
+                 "input column.\n",
+                 local("col"), local("tileX"), local("lane"),
+                 plus(Plan.Range[0].First), index());
+    S += columnFlags("this column", [&](const TapRun &R) {
+      return formatv("({0} >= {1}{2} && {0} < {3}{4})", local("col"), begin(0),
+                     plus(R.First), end(0), plus(R.Last))
+          .str();
+    });
     return S;
   }
 
@@ -340,25 +376,8 @@ private:
     std::string Shift =
         formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, {0}[{1}], 1);", Sum, I);
     if (Plan.Loop) {
-      const FilterLoop &L = *Plan.Loop;
       std::string M = local("m"), N = local("n"), Z = local("dz");
-      std::string Index = std::to_string(L.Base);
-      auto Term = [&](unsigned D, const std::string &Var, int64_t First) {
-        if (L.Stride[D] == 0)
-          return;
-        Index += formatv(" + {0} * ({1}{2})", L.Stride[D], Var, plus(First));
-      };
-      Term(0, M, Plan.Range[0].First);
-      Term(1, N, Plan.Range[1].First);
-      if (is3D())
-        Term(2, Z, Plan.Range[2].First);
-      bool Staged = L.Source == StagedFilterToken;
-      std::string Weight =
-          (Staged ? local("filter") : L.Source) + "[" + Index + "]";
-      if (!Staged)
-        Weight = type() + "(" + Weight + ")";
-      if (L.Scale != 1.0)
-        Weight = exactLiteral(L.Scale, !Plan.IsDouble) + " * " + Weight;
+      std::string Weight = loopWeight();
       std::string In = Indent + "  ";
       S += formatv("{0}#pragma unroll\n"
                    "{0}for (int {1} = 0; {1} < {2}; ++{1}) {{ // Columns "
@@ -405,6 +424,30 @@ private:
       }
     }
     return S;
+  }
+
+  /// The weight of tap (m, n[, dz]) of a filter loop (offsets from the
+  /// first), naming the staged filter.
+  std::string loopWeight() {
+    const FilterLoop &L = *Plan.Loop;
+    std::string Index = std::to_string(L.Base);
+    auto Term = [&](unsigned D, const std::string &Var, int64_t First) {
+      if (L.Stride[D] == 0)
+        return;
+      Index += formatv(" + {0} * ({1}{2})", L.Stride[D], Var, plus(First));
+    };
+    Term(0, local("m"), Plan.Range[0].First);
+    Term(1, local("n"), Plan.Range[1].First);
+    if (is3D())
+      Term(2, local("dz"), Plan.Range[2].First);
+    bool Staged = L.Source == StagedFilterToken;
+    std::string Weight =
+        (Staged ? local("filter") : L.Source) + "[" + Index + "]";
+    if (!Staged)
+      Weight = type() + "(" + Weight + ")";
+    if (L.Scale != 1.0)
+      Weight = exactLiteral(L.Scale, !Plan.IsDouble) + " * " + Weight;
+    return Weight;
   }
 
   /// The tap's weight, naming the staged filter.
@@ -628,6 +671,313 @@ private:
     return S;
   }
 
+  //===-- The aligned form (chooseAlignedShape) ---------------------------===//
+
+  std::string alignedShapeName() const {
+    return systolicAlignedKernelName(Plan) + "_shape";
+  }
+  /// The lane's columns as a vector type: 16 or 8 bytes.
+  std::string vectorType() const {
+    return (Plan.IsDouble ? "double" : "float") +
+           std::to_string(Aligned->ColumnsPerLane);
+  }
+  unsigned left() const { return Plan.Geometry.Left; }
+  unsigned right() const { return Plan.Geometry.Right; }
+
+  std::string alignedShapeStruct() {
+    const SystolicShape &A = *Aligned;
+    std::string S =
+        formatv("/// The shape cuda-rewrite chose for {0} "
+                "(--remarks says why).\n"
+                "struct {1} {{\n",
+                systolicAlignedKernelName(Plan), alignedShapeName());
+    S += formatv("  using Vector = {0}; // PerLane elements: one load or "
+                 "store\n",
+                 vectorType());
+    S += formatv("  static constexpr int PerLane = {0}; // V: consecutive "
+                 "columns per lane\n",
+                 A.ColumnsPerLane);
+    S += formatv("  static constexpr int Rows = {0};    // P: output rows per "
+                 "thread\n",
+                 A.RowsPerThread);
+    S += formatv("  static constexpr int Cached = {0};  // C = P + N - 1: rows "
+                 "each thread keeps in registers\n",
+                 A.RowsPerThread + Plan.rows() - 1);
+    S += formatv("  static constexpr int Left = {0}, Right = {1}; // columns "
+                 "the taps reach beyond a lane's\n",
+                 left(), right());
+    S += "  static constexpr int Span = Left + PerLane + Right; // columns of "
+         "a cached row\n";
+    S += "  static constexpr int Columns = 32 * PerLane; // output columns per "
+         "warp\n";
+    S += formatv("  static constexpr int Warps = {0};   // per block\n",
+                 A.WarpsPerBlock);
+    S += formatv("  static constexpr int MinBlocks = {0}; // resident per "
+                 "SM (~{1} registers per thread)\n",
+                 A.MinBlocksPerSm, A.EstimatedRegisters);
+    S += "};\n";
+    return S;
+  }
+
+  std::string alignedKernel() {
+    std::string K = formatv(
+        "// {0}: {1} rewritten by cuda-rewrite as a register cache with "
+        "aligned rows\n"
+        "// (SSAM's, seed 002, with the lanes of a warp on consecutive "
+        "columns). {2}.\n"
+        "// Each lane keeps PerLane consecutive columns of Cached rows of "
+        "'{3}' in\n"
+        "// registers, one Vector load per row, so a warp's rows start on a "
+        "cache\n"
+        "// line; the columns its taps reach left and right of them come from "
+        "the\n"
+        "// neighbour lanes (__shfl_up/down_sync), or are loaded by the "
+        "warp's edge\n"
+        "// lanes. A vector is loaded when the original reads one of its "
+        "elements:\n"
+        "// aligned, it lies in the same 16-byte block as that element, so "
+        "it cannot\n"
+        "// fault, and its other elements feed no point that is written. It "
+        "writes\n"
+        "// exactly the points {1} writes, with the same weights (summed in "
+        "another\n"
+        "// order).\n",
+        systolicAlignedKernelName(Plan), Plan.Kernel->getNameAsString(),
+        Summary, Plan.Input.Array->getNameAsString());
+    K += kernelHead(systolicAlignedKernelName(Plan), alignedShapeName());
+    K += stageFilter();
+    K += box();
+    K += warpTile();
+    K += formatv("  const {0} {1} = {2} + @S::PerLane * {3}; // The first of "
+                 "this lane's columns.\n",
+                 index(), local("col"), local("tileX"), local("lane"));
+    K += columnFlags("one of this lane's columns", [&](const TapRun &R) {
+      return formatv("({0} < {1}{2} && {0} + @S::PerLane > {3}{4})",
+                     local("col"), end(0), plus(R.Last), begin(0),
+                     plus(R.First))
+          .str();
+    });
+    K += formatv("  // Whether the original writes all of them (one vector "
+                 "store).\n"
+                 "  const bool {0} = {1} >= {2} && {1} + @S::PerLane <= {3};\n",
+                 local("writesAll"), local("col"), begin(0), end(0));
+    K += rowLoopHead();
+    K += alignedLoads();
+    K += alignedHalo();
+    K += alignedSums();
+    K += alignedStore();
+    K += "  }\n}\n";
+    return K;
+  }
+
+  /// Each cached row's PerLane columns, one vector load.
+  std::string alignedLoads() {
+    static const char *const Component = "xyzw";
+    std::string V = local("cache"), C = local("c"), Row = local("row");
+    std::string Vec = local("v");
+    std::string S = formatv(
+        "    // {0}[c][Left + k]: column {1} + k of row {2} + c{3}; the Left "
+        "columns\n"
+        "    // before and the Right after them are the taps' reach.\n"
+        "    {4} {0}[@S::Cached][@S::Span];\n"
+        "    #pragma unroll\n"
+        "    for (int {5} = 0; {5} < @S::Cached; ++{5}) {{\n"
+        "      const {6} {7} = {2} + {5}{3};\n"
+        "      @S::Vector {8} = {{};\n"
+        "      if ({9})\n"
+        "        {8} = *reinterpret_cast<const @S::Vector *>(&{10});\n",
+        V, local("col"), local("tileY"), plus(Plan.Range[1].First), type(), C,
+        index(), Row, Vec, needed(Row, "", "          "),
+        Plan.Input.element({local("col"), Row, ""}));
+    for (unsigned K = 0; K != Aligned->ColumnsPerLane; ++K)
+      S += formatv("      {0}[{1}][@S::Left + {2}] = {3}.{4};\n", V, C, K, Vec,
+                   Component[K]);
+    S += "    }\n";
+    return S;
+  }
+
+  /// Whether the original reads the input at (\p Col, \p Row) (2D).
+  std::string readsAt(const std::string &Col, const std::string &Row,
+                      const std::string &Indent) {
+    std::vector<std::string> Alts;
+    for (const ReadGroup &R : Plan.Reads) {
+      std::vector<std::string> Runs;
+      for (const TapRun &X : R.XRuns)
+        Runs.push_back(formatv("({0} >= {1}{2} && {0} < {3}{4})", Col, begin(0),
+                               plus(X.First), end(0), plus(X.Last)));
+      std::string X = llvm::join(Runs, " || ");
+      if (Runs.size() > 1)
+        X = "(" + X + ")";
+      Alts.push_back(formatv("({0} && {1} >= {2}{3} && {1} < {4}{5})", X, Row,
+                             begin(1), plus(R.Y.First), end(1),
+                             plus(R.Y.Last)));
+    }
+    return llvm::join(Alts, " ||\n" + Indent);
+  }
+
+  /// The cached rows in which column offset \p Column (relative to a lane's
+  /// first) feeds a sum: as a condition on the row index, "" when all do.
+  std::string rowsUsingColumn(int64_t Column) {
+    unsigned V = Aligned->ColumnsPerLane, P = Aligned->RowsPerThread;
+    unsigned Cached = P + Plan.rows() - 1;
+    std::vector<bool> Used(Cached, false);
+    for (const SystolicTap &T : Plan.Taps) {
+      // Point j of the lane reads column j + dx.
+      if (Column - T.Offset[0] < 0 || Column - T.Offset[0] >= int64_t(V))
+        continue;
+      unsigned First = unsigned(T.Offset[1] - Plan.Range[1].First);
+      for (unsigned I = 0; I != P; ++I)
+        Used[First + I] = true;
+    }
+    std::vector<std::string> Ranges;
+    std::string C = local("c");
+    for (unsigned I = 0; I != Cached;) {
+      if (!Used[I]) {
+        ++I;
+        continue;
+      }
+      unsigned J = I;
+      while (J != Cached && Used[J])
+        ++J;
+      if (I == 0 && J == Cached)
+        return "";
+      Ranges.push_back(
+          I == 0        ? formatv("{0} < {1}", C, J).str()
+          : J == Cached ? formatv("{0} >= {1}", C, I).str()
+                        : formatv("({0} >= {1} && {0} < {2})", C, I, J).str());
+      I = J;
+    }
+    if (Ranges.size() == 1 && Ranges[0].front() == '(')
+      return Ranges[0].substr(1, Ranges[0].size() - 2);
+    return Ranges.empty() ? "false" : llvm::join(Ranges, " || ");
+  }
+
+  /// The columns beyond the lane's: from the lane Shift away (up for the
+  /// left ones), or loaded by the lanes that have none there.
+  std::string alignedHalo() {
+    unsigned V = Aligned->ColumnsPerLane;
+    std::string Cache = local("cache"), C = local("c"), Row = local("row");
+    std::string Lane = local("lane"), Col = local("col");
+    std::string From = local("fromLane");
+    std::string Body;
+    auto Column = [&](int64_t Offset, unsigned Slot, unsigned Shift,
+                      unsigned Source, bool Up) {
+      std::string When = rowsUsingColumn(Offset);
+      if (When == "false")
+        return;
+      std::string ColExpr = Col + plus(Offset);
+      std::string Load =
+          formatv("{0}\n                ? {1} : {2}(0)",
+                  readsAt(ColExpr, Row, "                "),
+                  Plan.Input.element({"(" + ColExpr + ")", Row, ""}), type());
+      std::string S = formatv("      // Column {0}{1}: lane {2} {3}'s; ", Col,
+                              plus(Offset), Up ? "-" : "+", Shift);
+      S += Up ? formatv("lanes below {0} load it.\n", Shift).str()
+              : formatv("lanes from {0} load it.\n", 32 - Shift).str();
+      S += When.empty() ? "      {\n" : "      if (" + When + ") {\n";
+      S += formatv("        const {0} {1} = __shfl_{2}_sync(0xffffffffu, "
+                   "{3}[{4}][{5}], {6});\n"
+                   "        {3}[{4}][{7}] = {8} {9} {10} ? {1}\n"
+                   "            : {11};\n"
+                   "      }\n",
+                   type(), From, Up ? "up" : "down", Cache, C, Source + left(),
+                   Shift, Slot, Lane, Up ? ">=" : "<", Up ? Shift : 32 - Shift,
+                   Load);
+      Body += S;
+    };
+    for (unsigned K = 1; K <= left(); ++K) {
+      unsigned Shift = (K + V - 1) / V;
+      Column(-int64_t(K), left() - K, Shift, Shift * V - K, true);
+    }
+    for (unsigned K = 0; K != right(); ++K)
+      Column(int64_t(V + K), left() + V + K, K / V + 1, K % V, false);
+    if (Body.empty())
+      return "";
+    std::string S = formatv(
+        "    // The columns beyond the lane's, in the rows that use them.\n"
+        "    #pragma unroll\n"
+        "    for (int {0} = 0; {0} < @S::Cached; ++{0}) {{\n"
+        "      const {1} {2} = {3} + {0}{4};\n",
+        C, index(), Row, local("tileY"), plus(Plan.Range[1].First));
+    return S + Body + "    }\n";
+  }
+
+  /// `for (i) for (j) Statement`, unrolled: each of the P x PerLane points.
+  std::string eachPoint(const std::string &Indent,
+                        const std::string &Statement) {
+    return formatv("{0}#pragma unroll\n"
+                   "{0}for (int {1} = 0; {1} < @S::Rows; ++{1})\n"
+                   "{0}  #pragma unroll\n"
+                   "{0}  for (int {2} = 0; {2} < @S::PerLane; ++{2})\n"
+                   "{0}    {3}\n",
+                   Indent, local("i"), local("j"), Statement);
+  }
+
+  /// The P x PerLane sums, tap by tap (each weight read once per thread).
+  std::string alignedSums() {
+    std::string Sum = local("sum"), Cache = local("cache"), I = local("i"),
+                J = local("j");
+    std::string S =
+        formatv("    {0} {1}[@S::Rows][@S::PerLane] = {{};\n", type(), Sum);
+    auto Fma = [&](const std::string &W, const std::string &Row,
+                   const std::string &Column) {
+      return formatv("{0}[{1}][{2}] = fma({3}, {4}[{1}{5}][{2}{6}], "
+                     "{0}[{1}][{2}]);",
+                     Sum, I, J, W, Cache, Row, Column)
+          .str();
+    };
+    if (Plan.Loop) {
+      std::string M = local("m"), N = local("n");
+      S += formatv("    #pragma unroll\n"
+                   "    for (int {0} = 0; {0} < {1}; ++{0}) // Columns "
+                   "x{2} .. x{3}.\n"
+                   "      #pragma unroll\n"
+                   "      for (int {4} = 0; {4} < {5}; ++{4}) {{\n"
+                   "        const {6} {7} = {8};\n",
+                   M, Plan.columns(), plus(Plan.Range[0].First),
+                   plus(Plan.Range[0].Last), N, Plan.rows(), type(),
+                   local("weight"), loopWeight());
+      S += eachPoint(
+          "        ",
+          Fma(local("weight"), " + " + N,
+              " + " + M + plus(int64_t(left()) + Plan.Range[0].First)));
+      S += "      }\n";
+      return S;
+    }
+    for (const SystolicTap &T : Plan.Taps)
+      S += eachPoint("    ",
+                     Fma(weight(T), plus(T.Offset[1] - Plan.Range[1].First),
+                         plus(int64_t(left()) + T.Offset[0])));
+    return S;
+  }
+
+  std::string alignedStore() {
+    std::string OutY = local("outY"), I = local("i"), J = local("j");
+    std::string Col = local("col"), Sum = local("sum");
+    std::vector<std::string> Parts;
+    for (unsigned K = 0; K != Aligned->ColumnsPerLane; ++K)
+      Parts.push_back(formatv("{0}[{1}][{2}]", Sum, I, K));
+    return formatv("    #pragma unroll\n"
+                   "    for (int {0} = 0; {0} < @S::Rows; ++{0}) {{\n"
+                   "      const {1} {2} = {3} + {0};\n"
+                   "      if ({2} < {4} || {2} >= {5})\n"
+                   "        continue;\n"
+                   "      if ({6}) {{\n"
+                   "        *reinterpret_cast<@S::Vector *>(&{7}) =\n"
+                   "            @S::Vector{{{8}};\n"
+                   "      } else {{\n"
+                   "        #pragma unroll\n"
+                   "        for (int {9} = 0; {9} < @S::PerLane; ++{9})\n"
+                   "          if ({10} + {9} >= {11} && {10} + {9} < {12})\n"
+                   "            {13} = {14}[{0}][{9}];\n"
+                   "      }\n"
+                   "    }\n",
+                   I, index(), OutY, local("tileY"), begin(1), end(1),
+                   local("writesAll"), Plan.Output.element({Col, OutY, ""}),
+                   llvm::join(Parts, ", "), J, Col, begin(0), end(0),
+                   Plan.Output.element({Col + " + " + J, OutY, ""}), Sum);
+  }
+
   //===-- The launcher ----------------------------------------------------===//
 
   std::string launcher() {
@@ -642,7 +992,6 @@ private:
     for (const ParmVarDecl *P : Plan.Kernel->parameters())
       Args.push_back(P->getNameAsString());
     std::vector<std::string> Extents = extentNames();
-    std::string PerBlock = local("perBlock"), New = local("systolicGrid");
     std::string Name = Plan.Kernel->getNameAsString();
     std::string S = formatv(
         "/// Launches {0} over the points that\n"
@@ -687,33 +1036,64 @@ private:
                    llvm::join(Fallback, " || "), Name, Grid, Block, Shared,
                    Stream, llvm::join(Args, ", "));
     }
-    // Rows and planes past grid limit 65535 are reached by the kernel's
-    // grid-stride loops.
+    std::vector<std::string> CallArgs = Args;
+    CallArgs.insert(CallArgs.end(), Extents.begin(), Extents.end());
+    if (Aligned) {
+      // Both ends of row 0 and row 1 aligned: every row is.
+      std::vector<std::string> Rows;
+      for (const ArrayIndexing *A : {&Plan.Input, &Plan.Output})
+        for (const char *Row : {"0", "1"})
+          Rows.push_back("(size_t)&" + A->element({"0", Row, ""}));
+      std::string AlignedShape = local("Aligned");
+      S += formatv("  // The aligned kernel moves whole vectors: it runs where "
+                   "every row of\n"
+                   "  // '{0}' and '{1}' starts on a vector boundary.\n"
+                   "  using {2} = {3};\n"
+                   "  if ((({4}) % sizeof({2}::Vector)) == 0) {{\n",
+                   Plan.Input.Array->getNameAsString(),
+                   Plan.Output.Array->getNameAsString(), AlignedShape,
+                   alignedShapeName(), llvm::join(Rows, " |\n       "));
+      S += launch(systolicAlignedKernelName(Plan), AlignedShape, CallArgs,
+                  Stream, "    ");
+      S += "    return;\n  }\n";
+    }
+    S += launch(kernelName(), "@S", CallArgs, Stream, "  ");
+    S += "}\n";
+    return S;
+  }
+
+  /// The grid of \p Kernel (shape \p ShapeName) over the launch's extents,
+  /// and the launch. Rows and planes past grid limit 65535 are reached by
+  /// the kernel's grid-stride loops.
+  std::string launch(const std::string &Kernel, const std::string &ShapeName,
+                     const std::vector<std::string> &CallArgs,
+                     const std::string &Stream, const std::string &Indent) {
+    std::vector<std::string> Extents = extentNames();
+    std::string PerBlock = local("perBlock"), New = local("systolicGrid");
     auto Blocks = [](const std::string &Extent, const std::string &Per,
                      bool Capped) {
       std::string N = "(" + Extent + " + " + Per + " - 1) / " + Per;
       return Capped ? "(unsigned)(" + N + " < 65535 ? " + N + " : 65535)"
                     : "(unsigned)(" + N + ")";
     };
-    S += formatv("  const long long {0} = (long long)@S::Warps * "
-                 "@S::Columns;\n",
-                 PerBlock);
-    S += formatv("  const dim3 {0}({1},\n               {2}", New,
-                 Blocks(Extents[0], PerBlock, false),
-                 Blocks(Extents[1], "@S::Rows", true));
+    std::string Continue = Indent + "             ";
+    std::string S = formatv("{0}const long long {1} = (long long){2}::Warps * "
+                            "{2}::Columns;\n",
+                            Indent, PerBlock, ShapeName);
+    S += formatv("{0}const dim3 {1}({2},\n{3}{4}", Indent, New,
+                 Blocks(Extents[0], PerBlock, false), Continue,
+                 Blocks(Extents[1], ShapeName + "::Rows", true));
     if (is3D())
-      S += ",\n               " + Blocks(Extents[2], "@S::Planes", true);
+      S += ",\n" + Continue + Blocks(Extents[2], ShapeName + "::Planes", true);
     S += ");\n";
-    std::vector<std::string> CallArgs = Args;
-    CallArgs.insert(CallArgs.end(), Extents.begin(), Extents.end());
-    S += formatv("  {0}<<<{1}, @S::Warps * 32, 0, {2}>>>({3});\n"
-                 "}\n",
-                 kernelName(), New, Stream, llvm::join(CallArgs, ", "));
+    S += formatv("{0}{1}<<<{2}, {3}::Warps * 32, 0, {4}>>>({5});\n", Indent,
+                 Kernel, New, ShapeName, Stream, llvm::join(CallArgs, ", "));
     return S;
   }
 
   const SystolicPlan &Plan;
   const SystolicShape &Shape;
+  const std::optional<SystolicShape> &Aligned;
   const std::string &Summary;
   const ASTContext &Ctx;
   std::set<std::string> Taken;
@@ -726,8 +1106,9 @@ private:
 
 std::string generateSystolicCode(const SystolicPlan &Plan,
                                  const SystolicShape &Shape,
+                                 const std::optional<SystolicShape> &Aligned,
                                  const std::string &Summary) {
-  return Generator(Plan, Shape, Summary).run();
+  return Generator(Plan, Shape, Aligned, Summary).run();
 }
 
 } // namespace cuda_rewrite

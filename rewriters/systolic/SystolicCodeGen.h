@@ -7,8 +7,13 @@
 //    registers, sums each column of taps and shifts the partial sum one lane
 //    up (seed 002, Listings 1 and 2); in 3D the window holds a plane per z
 //    offset and the warp streams along z, rotating planes through it;
+//  - with an aligned shape (chooseAlignedShape), also
+//    `K_systolic_aligned_shape` and `K_systolic_aligned(...)`: each lane
+//    keeps V consecutive columns of C rows, one vector load per row, and
+//    takes the columns its taps reach beyond them from its neighbours;
 //  - `void K_systolic_launch(grid, block, sharedBytes, stream, ...)`: what
-//    a launch `K<<<grid, block, sharedBytes, stream>>>(...)` becomes.
+//    a launch `K<<<grid, block, sharedBytes, stream>>>(...)` becomes; it
+//    runs the aligned kernel where the arrays' rows are aligned.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICCODEGEN_H
@@ -16,17 +21,20 @@
 
 #include "analysis/SystolicModel.h"
 #include "rewriters/systolic/SystolicPlan.h"
+#include <optional>
 #include <string>
 
 namespace cuda_rewrite {
 
 std::string systolicKernelName(const SystolicPlan &Plan);
+std::string systolicAlignedKernelName(const SystolicPlan &Plan);
 std::string systolicLauncherName(const SystolicPlan &Plan);
 
 /// The shape struct, the kernel and the launcher, in that order.
 /// \p Summary describes the stencil (describeOffsets) for the comment.
 std::string generateSystolicCode(const SystolicPlan &Plan,
                                  const SystolicShape &Shape,
+                                 const std::optional<SystolicShape> &Aligned,
                                  const std::string &Summary);
 
 } // namespace cuda_rewrite

@@ -1,6 +1,7 @@
 //===- SystolicPass.cpp - Stencils as software systolic arrays ------------===//
 
 #include "rewriters/systolic/SystolicPass.h"
+#include "analysis/GpuSpec.h"
 #include "analysis/LaunchSites.h"
 #include "analysis/StencilAccess.h"
 #include "analysis/SystolicModel.h"
@@ -38,13 +39,15 @@ public:
     std::vector<const LaunchSite *> Sites;
     if (std::string Why = hostLaunches(Kernel, Sites); !Why.empty())
       return refuse(C, Why);
-    std::optional<unsigned> P, Block;
-    if (std::string Why = clauses(C, P, Block); !Why.empty())
+    std::optional<unsigned> P, Block, Vector;
+    if (std::string Why = clauses(C, Plan, P, Block, Vector); !Why.empty())
       return refuse(C, Why);
     SystolicShape Shape =
         chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block);
+    std::optional<SystolicShape> Aligned =
+        chooseAlignedShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
     std::string Summary = describeOffsets(*Analysis.Shape);
-    std::string Code = generateSystolicCode(Plan, Shape, Summary);
+    std::string Code = generateSystolicCode(Plan, Shape, Aligned, Summary);
     const FunctionDecl *Def = Kernel->getDefinition();
     if (!check(Context.Edits.addDefinition(
                    "systolic/" + Kernel->getNameAsString(), "\n" + Code,
@@ -57,9 +60,12 @@ public:
     Context.Remark.applied(
         C.Loc, PassId::Systolic,
         llvm::formatv("'{0}' runs as {1} ({2}; {3} launch{4} rewritten): {5}",
-                      Kernel->getNameAsString(), systolicKernelName(Plan),
+                      Kernel->getNameAsString(),
+                      Aligned ? systolicAlignedKernelName(Plan)
+                              : systolicKernelName(Plan),
                       Summary, Sites.size(), Sites.size() == 1 ? "" : "es",
-                      Shape.Why));
+                      Aligned ? Aligned->Why + "; overlapped form: " + Shape.Why
+                              : Shape.Why));
     return true;
   }
 
@@ -118,9 +124,11 @@ private:
     return "";
   }
 
-  /// The p(..) and block(..) clauses, checked.
-  static std::string clauses(const Candidate &C, std::optional<unsigned> &P,
-                             std::optional<unsigned> &Block) {
+  /// The p(..), block(..) and vector(..) clauses, checked.
+  static std::string clauses(const Candidate &C, const SystolicPlan &Plan,
+                             std::optional<unsigned> &P,
+                             std::optional<unsigned> &Block,
+                             std::optional<unsigned> &Vector) {
     if (!C.Annotation)
       return "";
     std::string Bad;
@@ -139,8 +147,23 @@ private:
     };
     P = Value("p");
     Block = Value("block");
+    Vector = Value("vector");
     if (!Bad.empty())
       return Bad;
+    unsigned MaxVector = 16 / Plan.Geometry.ElementBytes;
+    if (Vector && *Vector != 1 && *Vector != 2 && *Vector != MaxVector)
+      return "vector(" + std::to_string(*Vector) + ") is not 1" +
+             (MaxVector > 2 ? ", 2 or " : " or ") + std::to_string(MaxVector) +
+             " (columns per lane: a " + Plan.ElementType +
+             " vector of at most 16 bytes)";
+    if (Vector && *Vector > 1 &&
+        !chooseAlignedShape(Plan.Geometry, GpuSpec(), P, Block, Vector))
+      return "vector(" + std::to_string(*Vector) +
+             ") asks for aligned rows, which need a 2D stencil that reaches "
+             "at most " +
+             std::to_string(MaxAlignedReach) +
+             " columns to either side and reads and writes parameter "
+             "arrays with unit x stride";
     if (P && (*P < 1 || *P > 64))
       return "p(" + std::to_string(*P) + ") is outside 1..64";
     if (Block && (*Block % 32 || *Block < 32 || *Block > 1024))

@@ -51,11 +51,31 @@ public:
         llvm::any_of(Shape.Points, [](const StencilPoint &P) {
           return P.Weight.K == StencilCoefficient::FilterElement;
         });
+    Plan.Geometry.Left = unsigned(std::max<int64_t>(0, -Plan.Range[0].First));
+    Plan.Geometry.Right = unsigned(std::max<int64_t>(0, Plan.Range[0].Last));
+    auto Side = llvm::find_if(
+        Plan.Taps, [](const SystolicTap &T) { return T.Offset[0] != 0; });
+    Plan.Geometry.SideTapsInOneRow =
+        llvm::all_of(Plan.Taps, [&](const SystolicTap &T) {
+          return T.Offset[0] == 0 || T.Offset[1] == Side->Offset[1];
+        });
+    Plan.Geometry.ContiguousRows =
+        hasContiguousRows(Plan.Input) && hasContiguousRows(Plan.Output);
     R.Plan = std::move(Plan);
     return R;
   }
 
 private:
+  /// The array is a parameter (the launcher can test the address it is
+  /// given) indexed with x at unit stride in its last subscript only.
+  static bool hasContiguousRows(const ArrayIndexing &A) {
+    if (!llvm::isa_and_nonnull<clang::ParmVarDecl>(A.Array) ||
+        A.Strides.empty() || A.Strides.back()[0] != "1")
+      return false;
+    return llvm::all_of(llvm::drop_end(A.Strides),
+                        [](const auto &S) { return S[0].empty(); });
+  }
+
   bool refuse(std::string Why) {
     Refusal = std::move(Why);
     return false;

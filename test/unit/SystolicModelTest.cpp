@@ -10,8 +10,8 @@
 #include "analysis/GpuSpec.h"
 
 #include "llvm/Support/Error.h"
-#include <algorithm>
 #include "gtest/gtest.h"
+#include <algorithm>
 
 using namespace cuda_rewrite;
 
@@ -113,8 +113,7 @@ TEST(SystolicModelTest, CacheRegisters) {
   EXPECT_EQ(systolicCacheRegisters(geometry(9, 3), 4),
             systolicCacheRegisters(geometry(1, 3), 4));
   // Double: two registers per value and for the sum.
-  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3, 1, 8), 16),
-            (18 + 1) * 2 + O);
+  EXPECT_EQ(systolicCacheRegisters(geometry(3, 3, 1, 8), 16), (18 + 1) * 2 + O);
   EXPECT_EQ(systolicCacheRegisters(geometry(3, 3, 1, 8), 8), (10 + 1) * 2 + O);
   // 3D: C values per plane of the z window and of the plane loaded ahead.
   unsigned O3 = overhead3D();
@@ -216,13 +215,13 @@ TEST(SystolicModelTest, BudgetComesFromTheGpu) {
   EXPECT_EQ(S.RowsPerThread, 16u);
   // The per-thread limit caps the budget.
   Small.MaxRegistersPerThread = 32;
-  SystolicShape Capped = chooseSystolicShape(geometry(3, 3), Small,
-                                             std::nullopt, std::nullopt);
+  SystolicShape Capped =
+      chooseSystolicShape(geometry(3, 3), Small, std::nullopt, std::nullopt);
   EXPECT_EQ(Capped.RegisterBudget, 32u);
   EXPECT_EQ(Capped.RowsPerThread, largestFittingRows(geometry(3, 3), 32));
   // An empty spec falls back to 64K registers and 2048 threads.
-  SystolicShape E = chooseSystolicShape(geometry(3, 3), GpuSpec(),
-                                        std::nullopt, std::nullopt);
+  SystolicShape E = chooseSystolicShape(geometry(3, 3), GpuSpec(), std::nullopt,
+                                        std::nullopt);
   EXPECT_EQ(E.RegisterBudget, 64u);
   EXPECT_EQ(E.RowsPerThread, 16u);
   EXPECT_NE(E.Why.find("the GPU's threads"), std::string::npos) << E.Why;
@@ -272,6 +271,76 @@ TEST(SystolicModelTest, WhyNamesPAndTheHalo) {
   // One cached row: singular.
   SystolicShape One = choose(geometry(3, 1), 1u);
   EXPECT_NE(One.Why.find("caches 1 row,"), std::string::npos) << One.Why;
+}
+
+//===----------------------------------------------------------------------===//
+// The aligned form: where it measured faster, V = 16 bytes of elements and
+// P = 16 / V within the budget; vector(..) overrides.
+//===----------------------------------------------------------------------===//
+
+/// A star of M columns and N rows (taps off the centre column in one row),
+/// on contiguous parameter arrays.
+SystolicGeometry star(unsigned Columns, unsigned Rows,
+                      unsigned ElementBytes = 4) {
+  SystolicGeometry G = geometry(Columns, Rows, 1, ElementBytes);
+  G.Taps = Columns + Rows - 1;
+  G.Left = G.Right = (Columns - 1) / 2;
+  G.ContiguousRows = true;
+  G.SideTapsInOneRow = true;
+  return G;
+}
+
+std::optional<SystolicShape> aligned(const SystolicGeometry &G,
+                                     std::optional<unsigned> Vector = {},
+                                     std::optional<unsigned> P = {}) {
+  return chooseAlignedShape(G, h100(), P, std::nullopt, Vector);
+}
+
+TEST(SystolicModelTest, AlignedFormForThreeRowStars) {
+  std::optional<SystolicShape> F = aligned(star(3, 3));
+  ASSERT_TRUE(F);
+  EXPECT_EQ(F->ColumnsPerLane, 4u); // float4
+  EXPECT_EQ(F->RowsPerThread, 4u);  // 16 points a thread
+  EXPECT_EQ(F->EstimatedRegisters, alignedRegisters(star(3, 3), 4, 4));
+  EXPECT_LE(F->EstimatedRegisters, F->RegisterBudget);
+  EXPECT_DOUBLE_EQ(F->HaloRatio, 2.0 / 6.0); // two of six rows
+  std::optional<SystolicShape> D = aligned(star(3, 3, 8));
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->ColumnsPerLane, 2u); // double2
+  // 16 / 2 = 8 rows would need (10 + 8) * 2 * 2 + 16 = 88 registers.
+  EXPECT_EQ(D->RowsPerThread, 4u);
+  // A 5-wide star of three rows reaches two columns: still aligned.
+  EXPECT_TRUE(aligned(star(5, 3)));
+}
+
+TEST(SystolicModelTest, AlignedFormOnlyWhereItMeasuredFaster) {
+  // Five rows (2d9pt) and boxes (side taps in every row) keep the
+  // overlapped form, unless vector(..) asks.
+  EXPECT_FALSE(aligned(star(5, 5)));
+  SystolicGeometry Box = star(3, 3);
+  Box.SideTapsInOneRow = false;
+  EXPECT_FALSE(aligned(Box));
+  std::optional<SystolicShape> Forced = aligned(Box, 2u);
+  ASSERT_TRUE(Forced);
+  EXPECT_EQ(Forced->ColumnsPerLane, 2u);
+  EXPECT_EQ(Forced->RowsPerThread, 8u);
+  // vector(1) is the overlapped form; p(..) is taken as given.
+  EXPECT_FALSE(aligned(star(3, 3), 1u));
+  EXPECT_EQ(aligned(star(3, 3), std::nullopt, 16u)->RowsPerThread, 16u);
+}
+
+TEST(SystolicModelTest, AlignedFormNeedsContiguousRowsAndShortReach) {
+  SystolicGeometry Strided = star(3, 3);
+  Strided.ContiguousRows = false;
+  EXPECT_FALSE(aligned(Strided));
+  EXPECT_FALSE(aligned(Strided, 4u));
+  // Three columns either side: not even when asked.
+  EXPECT_FALSE(aligned(star(7, 3)));
+  EXPECT_FALSE(aligned(star(7, 3), 4u));
+  // No 3D form.
+  SystolicGeometry Cube = star(3, 3);
+  Cube.Planes = 3;
+  EXPECT_FALSE(aligned(Cube, 4u));
 }
 
 } // namespace

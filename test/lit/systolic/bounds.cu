@@ -7,7 +7,7 @@
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 
-// REMARK-DAG: bounds.cu:[[@LINE+2]]:17: remark: rewritten: 'inclusive' runs as inclusive_systolic (2D irregular radius 1: 3 points (-1,0) (0,1) (0,-1) into out from in; 1 launch rewritten)
+// REMARK-DAG: bounds.cu:[[@LINE+2]]:17: remark: rewritten: 'inclusive' runs as inclusive_systolic_aligned (2D irregular radius 1: 3 points (-1,0) (0,1) (0,-1) into out from in; 1 launch rewritten)
 #pragma cuda_rewrite systolic
 __global__ void inclusive(const float *__restrict__ in, float *__restrict__ out,
                           int W, int H, int x0, int y0) {
@@ -37,7 +37,7 @@ __global__ void inclusive(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:            sum[i] = fma(1.0f, cache[i + 1], sum[i]);
 // CHECK:      static void inclusive_systolic_launch(
 
-// REMARK-DAG: bounds.cu:[[@LINE+2]]:17: remark: rewritten: 'shifted' runs as shifted_systolic (2D irregular radius 1: 4 points (-1,0) (1,0) (0,-1) (0,1) into out from in; 1 launch rewritten)
+// REMARK-DAG: bounds.cu:[[@LINE+2]]:17: remark: rewritten: 'shifted' runs as shifted_systolic_aligned (2D irregular radius 1: 4 points (-1,0) (1,0) (0,-1) (0,1) into out from in; 1 launch rewritten)
 #pragma cuda_rewrite systolic
 __global__ void shifted(const float *__restrict__ in, float *__restrict__ out,
                         int W, int H) {
@@ -57,7 +57,7 @@ __global__ void shifted(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:            sum[i] = fma(0.25f, cache[i + 1], sum[i]);
 // CHECK:                out[outX + W * outY + (W + 1)] = sum[i];
 
-// REMARK-DAG: bounds.cu:[[@LINE+2]]:17: remark: rewritten: 'unguarded' runs as unguarded_systolic (2D irregular radius 2: 2 points (1,0) (0,2) into out from in; 1 launch rewritten)
+// REMARK-DAG: bounds.cu:[[@LINE+2]]:17: remark: rewritten: 'unguarded' runs as unguarded_systolic_aligned (2D irregular radius 2: 2 points (1,0) (0,2) into out from in; 1 launch rewritten)
 #pragma cuda_rewrite systolic
 __global__ void unguarded(const float *__restrict__ in, float *__restrict__ out,
                           int W) {

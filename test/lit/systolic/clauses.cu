@@ -26,7 +26,7 @@
   out[y * W + x] = 0.25f * (in[y * W + x - 1] + in[y * W + x + 1] +            \
                             in[(y - 1) * W + x] + in[(y + 1) * W + x]);
 
-// REMARK-DAG: clauses.cu:[[@LINE+2]]:17: remark: rewritten: 'given' runs as given_systolic ({{.*}}): p(4) as given; each thread caches 6 rows, so 38% of what a warp loads is halo (section 5.3); 256 threads per block as given [systolic]
+// REMARK-DAG: clauses.cu:[[@LINE+2]]:17: remark: rewritten: 'given' runs as given_systolic_aligned ({{.*}}): aligned rows: {{.*}}; overlapped form: p(4) as given; each thread caches 6 rows, so 38% of what a warp loads is halo (section 5.3); 256 threads per block as given [systolic]
 #pragma cuda_rewrite systolic p(4) block(256)
 __global__ void given(const float *__restrict__ in, float *__restrict__ out,
                       int W, int H) {
@@ -45,7 +45,7 @@ __global__ void given(const float *__restrict__ in, float *__restrict__ out,
 
 // p(..) alone: the model's block of 128 threads, P as given (not a power
 // of two, and beyond the model's 16).
-// REMARK-DAG: clauses.cu:[[@LINE+2]]:17: remark: rewritten: 'rowsOnly' runs as rowsOnly_systolic ({{.*}}): p(24) as given; each thread caches 26 rows, {{.*}}; 128 threads per block (the paper's B = 128) [systolic]
+// REMARK-DAG: clauses.cu:[[@LINE+2]]:17: remark: rewritten: 'rowsOnly' runs as rowsOnly_systolic_aligned ({{.*}}): aligned rows: {{.*}}; overlapped form: p(24) as given; each thread caches 26 rows, {{.*}}; 128 threads per block (the paper's B = 128) [systolic]
 #pragma cuda_rewrite systolic p(24)
 __global__ void rowsOnly(const float *__restrict__ in, float *__restrict__ out,
                          int W, int H) {
@@ -56,7 +56,7 @@ __global__ void rowsOnly(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:        static constexpr int Warps = 4;
 
 // block(..) alone keeps the model's P.
-// REMARK-DAG: clauses.cu:[[@LINE+2]]:17: remark: rewritten: 'blockOnly' runs as blockOnly_systolic ({{.*}}): P = 16 rows per thread, {{.*}}; 1024 threads per block as given [systolic]
+// REMARK-DAG: clauses.cu:[[@LINE+2]]:17: remark: rewritten: 'blockOnly' runs as blockOnly_systolic_aligned ({{.*}}): aligned rows: {{.*}}; overlapped form: P = 16 rows per thread, {{.*}}; 1024 threads per block as given [systolic]
 #pragma cuda_rewrite systolic block(1024)
 __global__ void blockOnly(const float *__restrict__ in, float *__restrict__ out,
                           int W, int H) {

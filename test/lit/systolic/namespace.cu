@@ -15,7 +15,7 @@
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 
 namespace ns {
-// REMARK-DAG: namespace.cu:[[@LINE+2]]:17: remark: rewritten: 'inNs' runs as inNs_systolic ({{.*}}; 1 launch rewritten)
+// REMARK-DAG: namespace.cu:[[@LINE+2]]:17: remark: rewritten: 'inNs' runs as inNs_systolic_aligned ({{.*}}; 1 launch rewritten)
 #pragma cuda_rewrite systolic
 __global__ void inNs(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H) {
@@ -29,7 +29,7 @@ __global__ void inNs(const float *__restrict__ in, float *__restrict__ out,
 
 namespace a {
 namespace b {
-// REMARK-DAG: namespace.cu:[[@LINE+2]]:17: remark: rewritten: 'nested' runs as nested_systolic ({{.*}}; 2 launches rewritten)
+// REMARK-DAG: namespace.cu:[[@LINE+2]]:17: remark: rewritten: 'nested' runs as nested_systolic_aligned ({{.*}}; 2 launches rewritten)
 #pragma cuda_rewrite systolic
 __global__ void nested(const float *__restrict__ in, float *__restrict__ out,
                        int W, int H) {
@@ -44,7 +44,7 @@ void inside(const float *in, float *out, int W, int H) {
 } // namespace a
 
 namespace {
-// REMARK-DAG: namespace.cu:[[@LINE+2]]:17: remark: rewritten: 'anon' runs as anon_systolic ({{.*}}; 1 launch rewritten)
+// REMARK-DAG: namespace.cu:[[@LINE+2]]:17: remark: rewritten: 'anon' runs as anon_systolic_aligned ({{.*}}; 1 launch rewritten)
 #pragma cuda_rewrite systolic
 __global__ void anon(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H) {

@@ -1,0 +1,210 @@
+// Aligned rows (SystolicModel.h, chooseAlignedShape): for a 2D star of at
+// most three rows on contiguous parameter arrays, each lane keeps PerLane
+// consecutive columns (one 16-byte vector per row), takes the columns beyond
+// them from its neighbours by shuffle (the warp's edge lanes load theirs),
+// and stores whole vectors where it writes all of them. The launcher runs
+// the aligned kernel only when both rows 0 and 1 of 'in' and 'out' start on
+// a vector boundary, else the overlapped kernel; vector(..) overrides.
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
+// The output keeps these comments; drop them so that no check matches itself.
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'star' runs as star_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns of 6 rows (one 16-byte load per row) and writes 4 x 4 points (~{{[0-9]+}} registers, budget 64), {{.*}}; overlapped form: P = 16 {{.*}} [systolic]
+#pragma cuda_rewrite systolic
+__global__ void star(const float *__restrict__ in, float *__restrict__ out,
+                     int W, int H, float c0, float c1) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = c0 * in[y * W + x] +
+                   c1 * (in[y * W + x - 1] + in[y * W + x + 1] +
+                         in[(y - 1) * W + x] + in[(y + 1) * W + x]);
+}
+// Both kernels are generated: the overlapped one first.
+// CHECK:      struct star_systolic_shape {
+// CHECK:      __global__ void __launch_bounds__(star_systolic_shape::Warps * 32, star_systolic_shape::MinBlocks)
+// CHECK-NEXT: star_systolic(
+// CHECK:      struct star_systolic_aligned_shape {
+// CHECK-NEXT:   using Vector = float4;
+// CHECK-NEXT:   static constexpr int PerLane = 4;
+// CHECK-NEXT:   static constexpr int Rows = 4;
+// CHECK-NEXT:   static constexpr int Cached = 6;
+// CHECK-NEXT:   static constexpr int Left = 1, Right = 1;
+// CHECK-NEXT:   static constexpr int Span = Left + PerLane + Right;
+// CHECK-NEXT:   static constexpr int Columns = 32 * PerLane;
+// CHECK-NEXT:   static constexpr int Warps = 4;
+// CHECK:      star_systolic_aligned(const float *__restrict__ in, float *__restrict__ out, int W, int H, float c0, float c1, long long extentX, long long extentY) {
+// CHECK:        const int col = tileX + Shape::PerLane * lane;
+// A vector is loaded when the original reads one of its columns.
+// CHECK:        const bool readsColumn0 = (col < xEnd && col + Shape::PerLane > xBegin);
+// CHECK-NEXT:   const bool readsColumn1 = (col < xEnd + 1 && col + Shape::PerLane > xBegin - 1);
+// CHECK-NEXT:   // Whether the original writes all of them (one vector store).
+// CHECK-NEXT:   const bool writesAll = col >= xBegin && col + Shape::PerLane <= xEnd;
+// CHECK:        float cache[Shape::Cached][Shape::Span];
+// CHECK:          Shape::Vector v = {};
+// CHECK:            v = *reinterpret_cast<const Shape::Vector *>(&in[col + W * row]);
+// CHECK-NEXT:     cache[c][Shape::Left + 0] = v.x;
+// CHECK-NEXT:     cache[c][Shape::Left + 1] = v.y;
+// CHECK-NEXT:     cache[c][Shape::Left + 2] = v.z;
+// CHECK-NEXT:     cache[c][Shape::Left + 3] = v.w;
+// Only the centre rows (c = 1 .. P) use the columns beyond the lane's: the
+// left one is lane - 1's last column, the right one lane + 1's first; lane 0
+// and lane 31 load theirs where the original reads them.
+// CHECK:          if (c >= 1 && c < 5) {
+// CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
+// CHECK-NEXT:       cache[c][0] = lane >= 1 ? fromLane
+// CHECK-NEXT:           : ((col - 1 >= xBegin && col - 1 < xEnd) && row >= yBegin - 1 && row < yEnd - 1) ||
+// CHECK:                ? in[(col - 1) + W * row] : float(0);
+// CHECK:          if (c >= 1 && c < 5) {
+// CHECK-NEXT:       const float fromLane = __shfl_down_sync(0xffffffffu, cache[c][1], 1);
+// CHECK-NEXT:       cache[c][5] = lane < 31 ? fromLane
+// CHECK:                ? in[(col + 4) + W * row] : float(0);
+// Each tap: P x PerLane fused multiply-adds at constant register offsets.
+// CHECK:        float sum[Shape::Rows][Shape::PerLane] = {};
+// CHECK:              sum[i][j] = fma(c1, cache[i + 1][j], sum[i][j]);
+// CHECK:              sum[i][j] = fma(c1, cache[i][j + 1], sum[i][j]);
+// CHECK:              sum[i][j] = fma(c0, cache[i + 1][j + 1], sum[i][j]);
+// CHECK:              sum[i][j] = fma(c1, cache[i + 2][j + 1], sum[i][j]);
+// CHECK:              sum[i][j] = fma(c1, cache[i + 1][j + 2], sum[i][j]);
+// CHECK:            if (writesAll) {
+// CHECK-NEXT:         *reinterpret_cast<Shape::Vector *>(&out[col + W * outY]) =
+// CHECK-NEXT:             Shape::Vector{sum[i][0], sum[i][1], sum[i][2], sum[i][3]};
+// CHECK-NEXT:       } else {
+// CHECK:                if (col + j >= xBegin && col + j < xEnd)
+// CHECK-NEXT:             out[col + j + W * outY] = sum[i][j];
+// The launcher: the original for launches int cannot index, then the
+// aligned kernel where rows 0 and 1 of both arrays are aligned, else the
+// overlapped one.
+// CHECK:      static void star_systolic_launch(
+// CHECK:        if (extentX > (1LL << 30) || extentY > (1LL << 30)) {
+// CHECK:        using Aligned = star_systolic_aligned_shape;
+// CHECK-NEXT:   if ((((size_t)&in[0 + W * 0] |
+// CHECK-NEXT:        (size_t)&in[0 + W * 1] |
+// CHECK-NEXT:        (size_t)&out[0 + W * 0] |
+// CHECK-NEXT:        (size_t)&out[0 + W * 1]) % sizeof(Aligned::Vector)) == 0) {
+// CHECK-NEXT:     const long long perBlock = (long long)Aligned::Warps * Aligned::Columns;
+// CHECK:          star_systolic_aligned<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>(in, out, W, H, c0, c1, extentX, extentY);
+// CHECK-NEXT:     return;
+// CHECK-NEXT:   }
+// CHECK:        star_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, W, H, c0, c1, extentX, extentY);
+
+// double: two columns per lane (double2); two rows of taps, so C = P + 1.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'starDouble' runs as starDouble_systolic_aligned ({{.*}}): aligned rows: each lane keeps 2 consecutive columns of 5 rows {{.*}} writes 2 x 4 points {{.*}} [systolic]
+#pragma cuda_rewrite systolic
+__global__ void starDouble(const double *__restrict__ in,
+                           double *__restrict__ out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = 0.5 * in[y * W + x] + 0.25 * in[y * W + x - 1] +
+                   0.25 * in[(y + 1) * W + x];
+}
+// CHECK:      struct starDouble_systolic_aligned_shape {
+// CHECK-NEXT:   using Vector = double2;
+// The taps reach one column left and none right.
+// CHECK:        static constexpr int Left = 1, Right = 0;
+// CHECK:          cache[c][Shape::Left + 1] = v.y;
+// CHECK-NOT:      __shfl_down_sync
+// CHECK:        double sum[Shape::Rows][Shape::PerLane] = {};
+
+// A 3x3 box measured slower aligned: the overlapped form alone, unless
+// vector(4) asks for it.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'box' runs as box_systolic ({{.*}}): P = 16 {{.*}} [systolic]
+#pragma cuda_rewrite systolic
+__global__ void box(const float *__restrict__ in, float *__restrict__ out,
+                    int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  float s = 0;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += in[(y + dy) * W + x + dx];
+  out[y * W + x] = s / 9;
+}
+// CHECK-NOT:  struct box_systolic_aligned_shape
+// CHECK:      static void box_systolic_launch(
+// CHECK-NOT:    Aligned
+// CHECK:      }
+
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'boxForced' runs as boxForced_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns (vector(..) as given) {{.*}} [systolic]
+#pragma cuda_rewrite systolic vector(4)
+__global__ void boxForced(const float *__restrict__ in, float *__restrict__ out,
+                          int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  float s = 0;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += in[(y + dy) * W + x + dx];
+  out[y * W + x] = s / 9;
+}
+// A box uses the columns beyond the lane's in every cached row.
+// CHECK:      boxForced_systolic_aligned(
+// CHECK:          // Column col - 1: lane - 1's; lanes below 1 load it.
+// CHECK-NEXT:     {
+// CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
+
+// vector(1): the paper's overlapped blocking only.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'starOverlapped' runs as starOverlapped_systolic ({{.*}}): P = 16 {{.*}} [systolic]
+#pragma cuda_rewrite systolic vector(1)
+__global__ void starOverlapped(const float *__restrict__ in,
+                               float *__restrict__ out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
+}
+// CHECK-NOT:  struct starOverlapped_systolic_aligned_shape
+
+// Refused clauses: a vector wider than 16 bytes or not a power of two, and
+// aligned rows where the taps reach three columns.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(3) is not 1, 2 or 4 (columns per lane: a float vector of at most 16 bytes) [systolic]
+#pragma cuda_rewrite systolic vector(3)
+__global__ void badWidth(const float *__restrict__ in, float *__restrict__ out,
+                         int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
+}
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(4) is not 1 or 2 (columns per lane: a double vector of at most 16 bytes) [systolic]
+#pragma cuda_rewrite systolic vector(4)
+__global__ void badDouble(const double *__restrict__ in,
+                          double *__restrict__ out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
+}
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(4) asks for aligned rows, which need a 2D stencil that reaches at most 2 columns to either side and reads and writes parameter arrays with unit x stride [systolic]
+#pragma cuda_rewrite systolic vector(4)
+__global__ void wide(const float *__restrict__ in, float *__restrict__ out,
+                     int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 3 || y < 1 || x >= W - 3 || y >= H - 1)
+    return;
+  out[y * W + x] = in[y * W + x - 3] + in[y * W + x + 3];
+}
+
+void run(const float *in, float *out, const double *din, double *dout, int W,
+         int H) {
+  dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  star<<<grid, block>>>(in, out, W, H, 0.5f, 0.125f);
+  starDouble<<<grid, block>>>(din, dout, W, H);
+  box<<<grid, block>>>(in, out, W, H);
+  boxForced<<<grid, block>>>(in, out, W, H);
+  starOverlapped<<<grid, block>>>(in, out, W, H);
+  badWidth<<<grid, block>>>(in, out, W, H);
+  badDouble<<<grid, block>>>(din, dout, W, H);
+  wide<<<grid, block>>>(in, out, W, H);
+}
