@@ -46,6 +46,7 @@ struct DirectiveSpec {
 };
 
 const llvm::StringLiteral Granularities[] = {"warp", "block", "kernel"};
+const llvm::StringLiteral ZForms[] = {"stream", "shared"};
 const llvm::StringLiteral Models[] = {"auto",   "rtc",  "kbk",   "megakernel",
                                       "coarse", "fine", "hybrid"};
 
@@ -55,7 +56,8 @@ const ClauseSpec PromoteClauses[] = {{"aggregate", ClauseArgs::PositiveInt},
                                      {"overlap", ClauseArgs::None}};
 const ClauseSpec SystolicClauses[] = {{"p", ClauseArgs::PositiveInt},
                                       {"block", ClauseArgs::PositiveInt},
-                                      {"vector", ClauseArgs::PositiveInt}};
+                                      {"vector", ClauseArgs::PositiveInt},
+                                      {"z", ClauseArgs::OneOf, ZForms}};
 const ClauseSpec FuseClauses[] = {{"tile", ClauseArgs::AutoOrIntPair},
                                   {"hybrid", ClauseArgs::AutoOrFraction}};
 const ClauseSpec StageClauses[] = {{"threads", ClauseArgs::PositiveInt}};

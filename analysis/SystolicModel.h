@@ -44,6 +44,9 @@ struct SystolicGeometry {
   /// Input and output rows are contiguous (unit x stride) arrays the
   /// launcher can test for alignment: the aligned form applies.
   bool ContiguousRows = false;
+  /// The weights are a full box of filter elements, summed in loops
+  /// (seed 002, Listing 1) rather than tap by tap.
+  bool FilterLoop = false;
   /// Every tap off the point's column lies in one row (a star along x),
   /// so only that row needs the columns beyond a lane's.
   bool SideTapsInOneRow = false;
@@ -55,8 +58,13 @@ struct SystolicShape {
   unsigned ColumnsPerLane = 1;
   unsigned RowsPerThread = 1; ///< P.
   unsigned WarpsPerBlock = 4;
-  /// 3D: planes each warp streams through (its z chunk).
+  /// 3D: planes each warp streams through (its z chunk); with
+  /// ExchangePlanes, output planes per block.
   unsigned PlanesPerWarp = 1;
+  /// 3D in the paper's form (section 4.9): each warp of a block holds one
+  /// plane, and the z partial sums go through shared memory; otherwise each
+  /// warp streams along z with the z window in registers.
+  bool ExchangePlanes = false;
   unsigned EstimatedRegisters = 0;
   /// The register budget per thread, enforced through __launch_bounds__ as
   /// this many resident blocks per SM.
@@ -86,11 +94,32 @@ unsigned systolicCacheRegisters(const SystolicGeometry &G,
 /// registers. Sets how many blocks __launch_bounds__ asks to keep resident.
 unsigned systolicRegisters(const SystolicGeometry &G, unsigned RowsPerThread);
 
-/// Chooses the shape; \p RowsOverride (p(..)) and \p BlockOverride
-/// (block(..), in threads, a multiple of 32) win over the model.
+/// How a 3D stencil meets its z taps (SystolicShape::ExchangePlanes).
+enum class ZForm { Stream, Shared };
+
+/// 3D: the paper's exchange form (z(shared)) applies to spelled-out taps
+/// (each warp sums its plane's taps one z offset at a time). A block of
+/// Warps planes writes Warps - (Window - 1) of them. It is never the
+/// default: on an H200 streaming ran faster for every 3D sample, float and
+/// double (3d7pt float 0.414 ms against 0.601, 0.509 without a minimum of
+/// resident blocks; bench/RESULTS.md), so the model streams unless z(shared)
+/// asks. Its shape: 8 warps and P = 8, the best of a hand-written sweep,
+/// P halved until the exchange fits 48 KiB of shared memory.
+constexpr unsigned ExchangeWarps = 8;
+constexpr unsigned ExchangeRows = 8;
+
+/// Shared memory of the exchange form: a partial sum per z offset, warp,
+/// row and lane.
+unsigned exchangeBytes(const SystolicGeometry &G, unsigned Warps,
+                       unsigned RowsPerThread);
+
+/// Chooses the shape; \p RowsOverride (p(..)), \p BlockOverride
+/// (block(..), in threads, a multiple of 32) and \p ZOverride (z(..))
+/// win over the model.
 SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                                   std::optional<unsigned> RowsOverride,
-                                  std::optional<unsigned> BlockOverride);
+                                  std::optional<unsigned> BlockOverride,
+                                  std::optional<ZForm> ZOverride = {});
 
 /// The aligned form (2D): a lane keeps V consecutive columns of C rows,
 /// loaded as one 16-byte vector per row, so a warp's rows start on a

@@ -164,8 +164,10 @@ private:
                    "window\n",
                    Plan.planes());
       S += formatv("  static constexpr int Planes = {0}; // output planes "
-                   "each warp streams through\n",
-                   Shape.PlanesPerWarp);
+                   "{1}\n",
+                   Shape.PlanesPerWarp,
+                   Shape.ExchangePlanes ? "per block (Warps - Window + 1)"
+                                        : "each warp streams through");
     }
     S += "};\n";
     return S;
@@ -189,8 +191,12 @@ private:
         "points\n"
         "// {1} writes, with the same weights (summed in another order).\n",
         kernelName(), Name, Summary, In,
-        is3D() ? ", one per plane of the z window, and\n// streams along z"
-               : "");
+        !is3D() ? ""
+        : Shape.ExchangePlanes
+            ? ", one z plane per warp (section 4.9);\n// the sums of each z "
+              "offset reach the warp of their output plane\n// through "
+              "shared memory"
+            : ", one per plane of the z window, and\n// streams along z");
     return C;
   }
 
@@ -199,8 +205,10 @@ private:
     K += kernelHead(kernelName(), shapeName());
     K += stageFilter();
     K += box();
-    K += tile();
-    K += is3D() ? body3D() : body2D();
+    K += is3D() && Shape.ExchangePlanes ? exchangeTile() : tile();
+    K += !is3D()                ? body2D()
+         : Shape.ExchangePlanes ? body3DExchange()
+                                : body3D();
     K += "}\n";
     return K;
   }
@@ -367,9 +375,11 @@ private:
   /// The partial sums of all P rows, column by column (seed 002, Listing
   /// 1 with the row loop innermost, so that each weight is read once per
   /// thread rather than once per row); \p Cache(dz) names the registers of
-  /// plane offset dz.
+  /// plane offset dz. With \p OnlyZ, only the taps at that z offset (each
+  /// warp of the 3D exchange form sums its plane's share of each output).
   std::string sums(const std::function<std::string(int64_t)> &Cache,
-                   const std::string &Indent) {
+                   const std::string &Indent,
+                   std::optional<int64_t> OnlyZ = std::nullopt) {
     std::string Sum = local("sum"), I = local("i");
     std::string S =
         formatv("{0}{1} {2}[@S::Rows] = {{};\n", Indent, type(), Sum);
@@ -408,14 +418,32 @@ private:
       S += Indent + "}\n";
       return S;
     }
+    // Columns with no tap only shift: their shifts merge into the next
+    // column's (or the last) shift, and none is needed before the first tap.
+    unsigned Pending = 0;
+    bool Started = false;
+    auto ShiftBy = [&](unsigned K) {
+      S += formatv("{0}// Pass the partial sums {1} lane{2} up.\n", Indent,
+                   K == 1 ? "one" : std::to_string(K), K == 1 ? "" : "s");
+      S += eachRow(Indent, formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, "
+                                   "{0}[{1}], {2});",
+                                   Sum, I, K));
+    };
     for (int64_t X = Plan.Range[0].First; X <= Plan.Range[0].Last; ++X) {
-      if (X != Plan.Range[0].First) {
-        S += formatv("{0}// Pass the partial sums one lane up.\n", Indent);
-        S += eachRow(Indent, Shift);
-      }
+      if (X != Plan.Range[0].First)
+        ++Pending;
+      auto Here = [&](const SystolicTap &T) {
+        return T.Offset[0] == X && (!OnlyZ || T.Offset[2] == *OnlyZ);
+      };
+      if (llvm::none_of(Plan.Taps, Here))
+        continue;
+      if (Started && Pending)
+        ShiftBy(Pending);
+      Pending = 0;
+      Started = true;
       S += formatv("{0}// Column x{1}.\n", Indent, plus(X));
       for (const SystolicTap &T : Plan.Taps) {
-        if (T.Offset[0] != X)
+        if (!Here(T))
           continue;
         std::string V = formatv("{0}[{1}{2}]", Cache(T.Offset[2]), I,
                                 plus(T.Offset[1] - Plan.Range[1].First));
@@ -423,6 +451,8 @@ private:
                                      I, weight(T), V));
       }
     }
+    if (Started && Pending)
+      ShiftBy(Pending);
     return S;
   }
 
@@ -668,6 +698,93 @@ private:
         "        ");
     S += store(Z, "        ");
     S += "      }\n    }\n  }\n";
+    return S;
+  }
+
+  /// 3D exchange form: all warps of a block share one column tile; warp w
+  /// holds plane tileZ + w of the z window's first offset.
+  std::string exchangeTile() {
+    std::string S;
+    S +=
+        formatv("  const int {0} = threadIdx.x % 32, {1} = threadIdx.x / 32;\n",
+                local("lane"), local("warp"));
+    S += formatv("  const {1} {0} = ({1})blockIdx.x * @S::Columns;\n",
+                 local("tileX"), index());
+    S += formatv("  if ({0} >= {1} || {0} + @S::Columns <= {2})\n"
+                 "    return; // The whole block is outside.\n",
+                 local("tileX"), end(0), begin(0));
+    S += formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
+                 "input column.\n",
+                 local("col"), local("tileX"), local("lane"),
+                 plus(Plan.Range[0].First), index());
+    S += columnFlags("this column", [&](const TapRun &R) {
+      return formatv("({0} >= {1}{2} && {0} < {3}{4})", local("col"), begin(0),
+                     plus(R.First), end(0), plus(R.Last))
+          .str();
+    });
+    return S;
+  }
+
+  /// 3D in the paper's form (section 4.9): warp w loads the C rows of plane
+  /// tileZ + w + dz_min, sums its taps one z offset at a time (shifting
+  /// partial sums across lanes as in 2D), and leaves each sum in shared
+  /// memory; after a barrier, warp o adds the sums that planes tileZ + o +
+  /// dz left for output plane tileZ + o, and stores. Every loop bound is
+  /// the same for the whole block, so all threads reach both barriers.
+  std::string body3DExchange() {
+    std::string Exchange = local("exchange"), Warp = local("warp");
+    std::string TileZ = local("tileZ"), Cache = local("cache");
+    std::string Sum = local("sum"), I = local("i");
+    std::string Lane = local("lane"), Z = local("z");
+    std::string S = formatv(
+        "  // {0}[k][w][i][lane]: warp w's partial sum of row i for the taps "
+        "at z\n"
+        "  // offset k{1}, which belong to output plane tileZ + w - k.\n"
+        "  __shared__ {2} {0}[@S::Window][@S::Warps][@S::Rows][32];\n",
+        Exchange, plus(Plan.Range[2].First), type());
+    S += rowLoopHead();
+    S += rowMasks();
+    S += formatv("    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
+                 "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
+                 "      if ({0} + @S::Planes <= {2})\n"
+                 "        continue;\n",
+                 TileZ, end(2), begin(2), index());
+    S += formatv("      {0} {1}[@S::Cached];\n      {{\n", type(), Cache);
+    S += loadPlane(
+        Cache, formatv("{0} + {1}{2}", TileZ, Warp, plus(Plan.Range[2].First)),
+        "        ");
+    S += "      }\n";
+    for (int64_t DZ = Plan.Range[2].First; DZ <= Plan.Range[2].Last; ++DZ) {
+      if (llvm::none_of(Plan.Taps, [&](const SystolicTap &T) {
+            return T.Offset[2] == DZ;
+          }))
+        continue;
+      S += formatv("      {{ // The taps at z offset {0}{1}.\n",
+                   DZ > 0 ? "+" : "", DZ);
+      S += sums([&](int64_t) { return Cache; }, "        ", DZ);
+      S += eachRow("        ",
+                   formatv("{0}[{1}][{2}][{3}][{4}] = {5}[{3}];", Exchange,
+                           DZ - Plan.Range[2].First, Warp, I, Lane, Sum));
+      S += "      }\n";
+    }
+    // Offsets with no tap leave nothing to add.
+    std::vector<std::string> Terms;
+    for (int64_t DZ = Plan.Range[2].First; DZ <= Plan.Range[2].Last; ++DZ)
+      if (llvm::any_of(Plan.Taps,
+                       [&](const SystolicTap &T) { return T.Offset[2] == DZ; }))
+        Terms.push_back(formatv("{0}[{1}][{2} + {1}][{3}][{4}]", Exchange,
+                                DZ - Plan.Range[2].First, Warp, I, Lane));
+    S += formatv("      __syncthreads();\n"
+                 "      const {0} {1} = {2} + {3};\n"
+                 "      if ({3} < @S::Planes && {1} < {4}) {{\n"
+                 "        {5} {6}[@S::Rows];\n",
+                 index(), Z, TileZ, Warp, end(2), type(), Sum);
+    S += eachRow("        ", formatv("{0}[{1}] = {2};", Sum, I,
+                                     llvm::join(Terms, " +\n              ")));
+    S += store(Z, "        ");
+    S += "      }\n"
+         "      __syncthreads(); // Before the next tile overwrites the sums.\n"
+         "    }\n  }\n";
     return S;
   }
 
@@ -1077,9 +1194,11 @@ private:
                     : "(unsigned)(" + N + ")";
     };
     std::string Continue = Indent + "             ";
-    std::string S = formatv("{0}const long long {1} = (long long){2}::Warps * "
-                            "{2}::Columns;\n",
-                            Indent, PerBlock, ShapeName);
+    // The exchange form's warps share one column tile.
+    bool OneTile = ShapeName == "@S" && Shape.ExchangePlanes;
+    std::string S = formatv(
+        "{0}const long long {1} = {2}{3}::Columns;\n", Indent, PerBlock,
+        OneTile ? "" : "(long long)" + ShapeName + "::Warps * ", ShapeName);
     S += formatv("{0}const dim3 {1}({2},\n{3}{4}", Indent, New,
                  Blocks(Extents[0], PerBlock, false), Continue,
                  Blocks(Extents[1], ShapeName + "::Rows", true));

@@ -42,8 +42,11 @@ public:
     std::optional<unsigned> P, Block, Vector;
     if (std::string Why = clauses(C, Plan, P, Block, Vector); !Why.empty())
       return refuse(C, Why);
+    std::optional<ZForm> Z;
+    if (std::string Why = zClause(C, Plan, Z); !Why.empty())
+      return refuse(C, Why);
     SystolicShape Shape =
-        chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block);
+        chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block, Z);
     std::optional<SystolicShape> Aligned =
         chooseAlignedShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
     std::string Summary = describeOffsets(*Analysis.Shape);
@@ -169,6 +172,22 @@ private:
     if (Block && (*Block % 32 || *Block < 32 || *Block > 1024))
       return "block(" + std::to_string(*Block) +
              ") is not a multiple of 32 between 32 and 1024";
+    return "";
+  }
+
+  /// The z(stream|shared) clause: how a 3D stencil meets its z taps.
+  static std::string zClause(const Candidate &C, const SystolicPlan &Plan,
+                             std::optional<ZForm> &Z) {
+    const PragmaClause *Clause =
+        C.Annotation ? C.Annotation->clause("z") : nullptr;
+    if (!Clause)
+      return "";
+    if (Plan.Rank != 3)
+      return "z(..) applies to 3D stencils";
+    Z = Clause->Args[0] == "shared" ? ZForm::Shared : ZForm::Stream;
+    if (*Z == ZForm::Shared && Plan.Loop)
+      return "z(shared) sums each z offset's taps apart, which a filter "
+             "loop over the whole box does not spell out";
     return "";
   }
 

@@ -51,6 +51,7 @@ public:
         llvm::any_of(Shape.Points, [](const StencilPoint &P) {
           return P.Weight.K == StencilCoefficient::FilterElement;
         });
+    Plan.Geometry.FilterLoop = Plan.Loop.has_value();
     Plan.Geometry.Left = unsigned(std::max<int64_t>(0, -Plan.Range[0].First));
     Plan.Geometry.Right = unsigned(std::max<int64_t>(0, Plan.Range[0].Last));
     auto Side = llvm::find_if(

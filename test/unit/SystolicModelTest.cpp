@@ -344,3 +344,42 @@ TEST(SystolicModelTest, AlignedFormNeedsContiguousRowsAndShortReach) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// 3D: streaming unless z(shared) asks for the paper's exchange form.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+TEST(SystolicModelTest, ThreeDimensionalStreamsUnlessAskedToShare) {
+  SystolicGeometry G = geometry(3, 3, 3);
+  EXPECT_FALSE(choose(G).ExchangePlanes);
+  SystolicShape S =
+      chooseSystolicShape(G, h100(), std::nullopt, std::nullopt, ZForm::Shared);
+  EXPECT_TRUE(S.ExchangePlanes);
+  EXPECT_EQ(S.WarpsPerBlock, ExchangeWarps);
+  EXPECT_EQ(S.RowsPerThread, ExchangeRows);
+  EXPECT_EQ(S.PlanesPerWarp, ExchangeWarps - 2); // output planes per block
+  EXPECT_EQ(S.MinBlocksPerSm, 1u);
+  EXPECT_EQ(exchangeBytes(G, 8, 8), 3u * 8 * 8 * 32 * 4);
+  // A five-plane window of doubles: P halves until the sums fit 48 KiB.
+  SystolicGeometry D = geometry(5, 5, 5, 8);
+  SystolicShape SD =
+      chooseSystolicShape(D, h100(), std::nullopt, std::nullopt, ZForm::Shared);
+  EXPECT_EQ(SD.RowsPerThread, 4u);
+  EXPECT_LE(exchangeBytes(D, SD.WarpsPerBlock, SD.RowsPerThread), 48u * 1024);
+  EXPECT_EQ(SD.PlanesPerWarp, 4u);
+  // A block smaller than the window still writes one plane.
+  SystolicShape Small =
+      chooseSystolicShape(D, h100(), std::nullopt, 64u, ZForm::Shared);
+  EXPECT_EQ(Small.WarpsPerBlock, 5u);
+  EXPECT_EQ(Small.PlanesPerWarp, 1u);
+  // A filter loop cannot be split by z offset: it streams.
+  SystolicGeometry Loop = G;
+  Loop.FilterLoop = true;
+  EXPECT_FALSE(chooseSystolicShape(Loop, h100(), std::nullopt, std::nullopt,
+                                   ZForm::Shared)
+                   .ExchangePlanes);
+}
+
+} // namespace

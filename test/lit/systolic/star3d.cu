@@ -1,13 +1,14 @@
-// A 3D 7-point stencil: the kernel takes extentZ too, keeps a window of
-// Shape::Window planes of cached rows, and streams along z, rotating the
-// window and loading only its new last plane for each output plane, one step
-// ahead.
+// A 3D 7-point stencil in the streaming form (the default; z(stream) says
+// so, star3d-shared.cu has the paper's form, z(shared)): the kernel
+// takes extentZ too, keeps a window of Shape::Window planes of cached rows,
+// and streams along z, rotating the window and loading only its new last
+// plane for each output plane, one step ahead.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 
 // REMARK: star3d.cu:[[@LINE+2]]:17: remark: rewritten: 'heat3d' runs as heat3d_systolic (3D star radius 1: 7 points (0,0,0) (-1,0,0) (1,0,0) (0,-1,0) (0,1,0) (0,0,-1) (0,0,1) into out from in; 1 launch rewritten): P = 4 rows per thread, the fewest whose halo is at most half of the loads (a 3D window keeps 3 planes of rows in registers, ~{{[0-9]+}} registers); each thread caches 6 rows in each of 3 planes, so 38% of what a warp loads is halo (section 5.3); 128 threads per block (the paper's B = 128); each warp streams 32 planes along z [systolic]
-#pragma cuda_rewrite systolic
+#pragma cuda_rewrite systolic z(stream)
 __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
                        int NX, int NY, int NZ, double a, double b) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
