@@ -52,7 +52,9 @@ PROBE_SOURCE = ROOT / "tool" / "probe" / "cuda-rewrite-probe.cu"
 # Rewritten variants per pass, in table order: the folders under
 # --rewritten-dir that bench/stage.sh writes (keep in step with variants_of
 # there). A pass not listed has the one variant "rewritten".
-REWRITTEN_VARIANTS = {"aggregate": ["warp", "block", "kernel"]}
+REWRITTEN_VARIANTS = {"aggregate": ["warp", "block", "kernel"],
+                      # scripts/promote-variants.sh
+                      "promote": ["p", "pa2", "pa128", "po", "pao128"]}
 DEFAULT_VARIANTS = ["rewritten"]
 BASELINE = "original"  # "speedup" is its time over a variant's.
 FLAT = "flat"          # "vs flat" is a variant's time over this one's.

@@ -11,6 +11,8 @@
 # and each variant of its pass (variants_of below; keep in step with
 # REWRITTEN_VARIANTS in bench/run.py):
 #   aggregate   warp, block, kernel  (--aggregate-granularity=<variant>)
+#   promote     p, pa2, pa128, po, pao128 (a copy of the sample whose pragma
+#               names the variant: scripts/promote-variants.sh)
 #   other       rewritten            (the tool as it is)
 # it writes build-bench/rewritten/<variant>/<pass>/<name>.cu (float) or
 # <variant>/<pass>/<name>.<type>.cu (any other type, parsed with
@@ -59,9 +61,12 @@ has_remarks=0
 for f in "${flags[@]}"; do [[ $f == --remarks ]] && has_remarks=1; done
 ((has_remarks)) || flags+=(--remarks)
 
+. scripts/promote-variants.sh
+
 variants_of() { # The variants of pass $1, in table order.
   case $1 in
   aggregate) echo warp block kernel ;;
+  promote) echo "${PROMOTE_VARIANTS[@]}" ;;
   *) echo rewritten ;;
   esac
 }
@@ -76,7 +81,7 @@ variant_flags() { # Tool options that make variant $2 of pass $1.
 # forces a granularity: a remark saying "not rewritten" (other than "not
 # annotated") or "refus...", tagged [<pass>] or naming the granularity.
 refusal_of() {
-  [[ -n $(variant_flags "$1" "$2") ]] || return 0
+  [[ -n $(variant_flags "$1" "$2") || $1 == promote ]] || return 0
   grep -E 'remark: ' "$3" | grep -Ei 'not rewritten|refus' |
     grep -v 'not annotated' | grep -E "\\[$1\\]\$|granularity" | head -n 1 ||
     true
@@ -134,7 +139,8 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "#### $(date -u '+%Y-%m-%d %H:%M UTC') $command (commit $commit," \
   "tool $tool ${flags[*]})" >>"$log"
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+variant_dir=$(mktemp -d) # promote variants' sources
+trap 'rm -rf "$tmp" "$variant_dir"' EXIT
 
 produced=0 refused=0
 for entry in "${configs[@]}"; do
@@ -153,7 +159,12 @@ for entry in "${configs[@]}"; do
     # A stale copy must not survive a failed rewrite and get benchmarked.
     rm -f "$dst"
     read -r -a vflags <<<"$(variant_flags "$pass" "$variant")"
-    argv=("$tool" "${flags[@]}" "${vflags[@]}" "$src" -o "$dst" -- \
+    input=$src
+    if [[ $pass == promote ]]; then
+      input=$variant_dir/$(basename "$src")
+      promote_variant_source "$variant" "$src" "$input"
+    fi
+    argv=("$tool" "${flags[@]}" "${vflags[@]}" "$input" -o "$dst" -- \
       -I samples/common -I runtime/include "${defines[@]}")
     echo "stage.sh: $src -> $dst" >&2
     rc=0

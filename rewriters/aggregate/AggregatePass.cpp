@@ -98,11 +98,7 @@ private:
     Context.Remark.refused(C.Loc, PassId::Aggregate, Reason);
   }
 
-  std::string text(SourceRange Range) const {
-    CharSourceRange Chars = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(Range), SM, Ctx.getLangOpts());
-    return Lexer::getSourceText(Chars, SM, Ctx.getLangOpts()).str();
-  }
+  std::string text(SourceRange Range) const { return sourceText(Ctx, Range); }
 
   unsigned offset(SourceLocation Loc) const {
     return SM.getFileOffset(SM.getExpansionLoc(Loc));
@@ -209,7 +205,8 @@ private:
                            "' is not defined in this file");
     const bool Recursive =
         Child->getCanonicalDecl() == Parent->getCanonicalDecl();
-    if (!Recursive && offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
+    if (!Recursive &&
+        offset(Child->getEndLoc()) > offset(Parent->getBeginLoc()))
       return refuse(C, "the child kernel '" + Child->getNameAsString() +
                            "' is defined after its parent; define it first");
     if (const CUDAKernelCallExpr *Host = hostLaunchWithImpureStream(Parent))
@@ -348,16 +345,15 @@ private:
             if (In.Child->getCanonicalDecl() == S.Parent->getCanonicalDecl())
               for (unsigned I = 0; I < In.Scalar.size(); ++I)
                 if (!In.Scalar[I])
-                  Assumptions.VaryingParams.insert(
-                      S.Parent->getParamDecl(I));
+                  Assumptions.VaryingParams.insert(S.Parent->getParamDecl(I));
         }
         UniformScope Scope = S.G == Granularity::Kernel ? UniformScope::Grid
                                                         : UniformScope::Block;
         std::vector<bool> Scalar;
         for (unsigned I = 0; I < S.Child->getNumParams(); ++I)
-          Scalar.push_back(isUniform(S.Call->getArg(I), *S.Parent, Scope,
-                                     Assumptions) &&
-                           (S.Scalar.empty() || S.Scalar[I]));
+          Scalar.push_back(
+              isUniform(S.Call->getArg(I), *S.Parent, Scope, Assumptions) &&
+              (S.Scalar.empty() || S.Scalar[I]));
         Changed |= Scalar != S.Scalar;
         S.Scalar = std::move(Scalar);
       }
@@ -379,7 +375,6 @@ private:
     return AggregatedChild{S.Child, S.Info, S.Scalar,
                            Version ? "_" + std::to_string(Version + 1) : ""};
   }
-
 
   SourceLocation lineStart(SourceLocation Loc) const {
     return cuda_rewrite::lineStart(Ctx, Loc);
@@ -406,12 +401,13 @@ private:
       SourceLocation Before = Code ? lineStart(S.Child->getBeginLoc()) : After;
       std::string Key = "aggregate/" + S.Child->getNameAsString() + A.suffix();
       auto Add = [&](StringRef Suffix, std::string Text, SourceLocation At) {
-        return check(
-            Context.Edits.addDefinition(Key + Suffix.str(), std::move(Text), At),
-            S.C->Loc);
+        return check(Context.Edits.addDefinition(Key + Suffix.str(),
+                                                 std::move(Text), At),
+                     S.C->Loc);
       };
       if (!Add("/1", generateArgsStruct(A), Before) ||
-          (Code && !Add("/2", generateAggregatedKernelDeclaration(A), Before)) ||
+          (Code &&
+           !Add("/2", generateAggregatedKernelDeclaration(A), Before)) ||
           !Add(helperKey(S.G), helper(S.G, A), Before) ||
           !Add(Code ? "/6" : "/2", generateAggregatedKernel(A, Code), After))
         return false;
@@ -624,11 +620,10 @@ private:
     size_t Column = std::string(kBodyPrefix).size() + BodyName.size() + 1;
     SourceLocation RParen = Parent->getFunctionTypeLoc().getRParenLoc();
     // A list on one line continues on the next lines if it would not fit.
-    bool MultiLine = SM.getExpansionLineNumber(RParen) !=
-                         SM.getExpansionLineNumber(Parent->getLocation()) ||
-                     Column + ParamText.size() +
-                             2 + join(Pending, ", ").size() >
-                         80;
+    bool MultiLine =
+        SM.getExpansionLineNumber(RParen) !=
+            SM.getExpansionLineNumber(Parent->getLocation()) ||
+        Column + ParamText.size() + 2 + join(Pending, ", ").size() > 80;
     std::string Separator =
         MultiLine ? ",\n" + std::string(Column, ' ') : std::string(", ");
     std::string Extra = join(Pending, Separator);

@@ -1,6 +1,7 @@
 //===- PassManager.cpp - Hands candidates to the passes -------------------===//
 
 #include "rewriters/common/PassManager.h"
+#include "rewriters/promote/PromotePass.h"
 #include "rewriters/systolic/SystolicPass.h"
 
 namespace cuda_rewrite {
@@ -46,7 +47,7 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
 
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts) {
-  std::vector<const Candidate *> AggregateSites, StencilKernels;
+  std::vector<const Candidate *> AggregateSites, ChainKernels, StencilKernels;
   for (const Candidate &C : Candidates) {
     std::string Reason = reasonToSkip(C, Opts);
     if (!Reason.empty()) {
@@ -56,11 +57,13 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
     // reasonToSkip() lets through only the passes that are implemented.
     if (passFor(C.Kind) == PassId::Aggregate)
       AggregateSites.push_back(&C);
+    else if (passFor(C.Kind) == PassId::Promote)
+      ChainKernels.push_back(&C);
     else if (passFor(C.Kind) == PassId::Systolic)
       StencilKernels.push_back(&C);
   }
-  return runAggregatePass(Context, AggregateSites,
-                          Opts.AggregateGranularity) &&
+  return runAggregatePass(Context, AggregateSites, Opts.AggregateGranularity) &&
+         runPromotePass(Context, ChainKernels) &&
          runSystolicPass(Context, StencilKernels);
 }
 

@@ -39,6 +39,21 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts);
 
 /// Runs the passes over \p Candidates. Returns false if a rewrite failed
 /// (and diagnosed an error).
+/// Runs `Rewriter(Context).rewrite(candidate)` over \p Candidates (the
+/// rewriter is built once, only when there are any); false as soon as one
+/// fails (an edit that could not be made), true otherwise, refusals included.
+template <class Rewriter>
+bool rewriteEach(PassContext &Context,
+                 llvm::ArrayRef<const Candidate *> Candidates) {
+  if (Candidates.empty())
+    return true;
+  Rewriter R(Context);
+  for (const Candidate *C : Candidates)
+    if (!R.rewrite(*C))
+      return false;
+  return true;
+}
+
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts);
 

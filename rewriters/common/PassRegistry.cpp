@@ -14,7 +14,7 @@ static const PassInfo Passes[] = {
     {PassId::Aggregate, "aggregate",
      "aggregate device-side kernel launches (KLAP)", true},
     {PassId::Promote, "promote",
-     "promote recursive device-side launches (KLAP)", false},
+     "promote recursive device-side launches (KLAP)", true},
     {PassId::Systolic, "systolic",
      "stencils and convolutions as software systolic arrays (SSAM)", true},
     {PassId::Fuse, "fuse",

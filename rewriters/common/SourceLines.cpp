@@ -8,6 +8,13 @@ using namespace clang;
 
 namespace cuda_rewrite {
 
+std::string sourceText(const ASTContext &Ctx, SourceRange Range) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Chars = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Range), SM, Ctx.getLangOpts());
+  return Lexer::getSourceText(Chars, SM, Ctx.getLangOpts()).str();
+}
+
 SourceLocation lineStart(const ASTContext &Ctx, SourceLocation Loc) {
   const SourceManager &SM = Ctx.getSourceManager();
   Loc = SM.getExpansionLoc(Loc);

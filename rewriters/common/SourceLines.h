@@ -12,6 +12,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/Support/Error.h"
+#include <string>
 
 namespace cuda_rewrite {
 
@@ -22,6 +23,10 @@ clang::SourceLocation lineStart(const clang::ASTContext &Ctx,
 /// The start of the line after the token at \p Loc.
 clang::SourceLocation lineAfter(const clang::ASTContext &Ctx,
                                 clang::SourceLocation Loc);
+
+/// The text of the tokens \p Range covers, as written in the file (for a
+/// range in a macro expansion, the expansion's).
+std::string sourceText(const clang::ASTContext &Ctx, clang::SourceRange Range);
 
 /// Reports \p E, if it is an error, as "<pass>: <message>" at \p Loc;
 /// returns whether there was none.

@@ -227,10 +227,7 @@ private:
   }
 
   std::string text(const Expr *E) const {
-    return Lexer::getSourceText(
-               CharSourceRange::getTokenRange(E->getSourceRange()), SM,
-               Ctx.getLangOpts())
-        .str();
+    return sourceText(Ctx, E->getSourceRange());
   }
 
   PassContext &Context;
@@ -243,13 +240,7 @@ private:
 
 bool runSystolicPass(PassContext &Context,
                      llvm::ArrayRef<const Candidate *> Kernels) {
-  if (Kernels.empty())
-    return true;
-  SystolicRewriter R(Context);
-  for (const Candidate *C : Kernels)
-    if (!R.rewrite(*C))
-      return false;
-  return true;
+  return rewriteEach<SystolicRewriter>(Context, Kernels);
 }
 
 } // namespace cuda_rewrite

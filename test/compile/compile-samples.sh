@@ -7,8 +7,10 @@
 # unchanged file would compile and prove nothing); one whose line
 # `// bench-types: float double` lists more element types than float is also
 # rewritten and compiled with -DSAMPLE_REAL=<type> for each other type.
-# Promote samples are only compiled as written: the promote pass (issue 5)
-# does not rewrite yet.
+# Promote samples are rewritten in every variant (p, pa2, pa128, po,
+# pao128): the script stages a copy whose `#pragma cuda_rewrite promote`
+# line asks for the variant (the bench does the same). Plain P must be
+# rewritten; another variant the tool refuses (it says why) is skipped.
 # Usage: compile-samples.sh <cuda-rewrite> <work dir>
 set -uo pipefail
 tool=$1
@@ -45,6 +47,8 @@ extra_types() {
   sed -n 's|^// bench-types: ||p' "$1" | tr ' ' '\n' | grep -vx -e float -e ''
 }
 
+. "$root/scripts/promote-variants.sh"
+
 for sample in "$root"/samples/*/*.cu; do
   pass=$(basename "$(dirname "$sample")")
   name=$pass/$(basename "$sample" .cu)
@@ -53,7 +57,7 @@ for sample in "$root"/samples/*/*.cu; do
   check "$name original" $?
   variants=(default)
   [ "$pass" = aggregate ] && variants=(warp block kernel)
-  [ "$pass" = promote ] && variants=()
+  [ "$pass" = promote ] && variants=("${PROMOTE_VARIANTS[@]}")
   if [ "$pass" = systolic ]; then
     for type in $(extra_types "$sample"); do
       variants+=("$type")
@@ -68,13 +72,27 @@ for sample in "$root"/samples/*/*.cu; do
     systolic/*) defines=(-DSAMPLE_REAL="$variant") ;;
     esac
     out="$work/$name.$variant.cu"
-    if ! "$tool" --remarks "${option[@]}" "$sample" -o "$out" -- \
+    input=$sample
+    if [ "$pass" = promote ]; then
+      input="$work/$name.$variant.input.cu"
+      promote_variant_source "$variant" "$sample" "$input"
+    fi
+    if ! "$tool" --remarks "${option[@]}" "$input" -o "$out" -- \
         "${includes[@]}" "${defines[@]}" 2>"$out.log"; then
       check "$name $variant (tool failed: $(grep -m1 error "$out.log"))" 1
       continue
     fi
     if [ "$pass" = aggregate ] && ! grep -q "remark: rewritten: .*\[aggregate\]" "$out.log"; then
       echo "SKIP $name $variant (refused: $(grep -m1 'not rewritten: .*\[aggregate\]' "$out.log" | sed 's/.*not rewritten: //'))"
+      continue
+    fi
+    if [ "$pass" = promote ] && ! grep -q "remark: rewritten: .*\[promote\]" "$out.log"; then
+      why=$(grep -m1 'not rewritten: .*\[promote\]' "$out.log" | sed 's/.*not rewritten: //')
+      if [ "$variant" = p ]; then
+        check "$name $variant (not rewritten: $why)" 1
+      else
+        echo "SKIP $name $variant (refused: $why)"
+      fi
       continue
     fi
     if [ "$pass" = systolic ] && ! grep -q "remark: rewritten: .*\[systolic\]" "$out.log"; then

@@ -25,6 +25,7 @@
 #include "cuda_rewrite/device_malloc.cuh"
 #include "cuda_rewrite/error.cuh"
 #include "cuda_rewrite/memory_pool.cuh"
+#include "cuda_rewrite/promote.cuh"
 #include "cuda_rewrite/scan.cuh"
 #include "cuda_rewrite/search.cuh"
 

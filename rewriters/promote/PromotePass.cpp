@@ -1,0 +1,164 @@
+//===- PromotePass.cpp - Launch promotion (KLAP P, PA, PO, PAO) -----------===//
+
+#include "rewriters/promote/PromotePass.h"
+#include "analysis/LaunchSites.h"
+#include "rewriters/common/PassManager.h"
+#include "rewriters/common/SourceLines.h"
+#include "rewriters/promote/PromoteCodeGen.h"
+#include "rewriters/promote/PromotePlan.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+class PromoteRewriter {
+public:
+  explicit PromoteRewriter(PassContext &Context)
+      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()),
+        Launches(findLaunchSites(Ctx)) {}
+
+  bool rewrite(const Candidate &C) {
+    PromoteVariant Variant;
+    if (C.Annotation) {
+      if (const PragmaClause *Pool = C.Annotation->clause("aggregate"))
+        if (Pool->Args.size() != 1 ||
+            llvm::StringRef(Pool->Args[0]).getAsInteger(10, Variant.Pool) ||
+            Variant.Pool < 1 || Variant.Pool > 65535)
+          return refuse(C, "aggregate(" + llvm::join(Pool->Args, ",") +
+                               ") is not a pool size in 1..65535");
+      Variant.Overlap = C.Annotation->clause("overlap") != nullptr;
+    }
+    PromotePlanResult Planned =
+        planPromotion(*C.Function, Variant, Launches, Ctx);
+    if (!Planned.Plan)
+      return refuse(C, "cannot promote '" + C.Function->getNameAsString() +
+                           "' (" + Variant.name() + "): " + Planned.Refusal);
+    const PromotePlan &Plan = *Planned.Plan;
+    std::string Code = generatePromotedCode(Plan, Ctx);
+    const FunctionDecl *Def = C.Function->getDefinition();
+    if (!includeRuntime(C.Loc) ||
+        !check(Context.Edits.addDefinition("promote/" + Def->getNameAsString(),
+                                           "\n" + Code,
+                                           lineAfter(Ctx, Def->getEndLoc())),
+               C.Loc))
+      return false;
+    for (const CUDAKernelCallExpr *Call : Plan.HostLaunches)
+      if (!rewriteHostLaunch(Call, Plan))
+        return false;
+    Context.Remark.applied(C.Loc, PassId::Promote, summary(Plan));
+    return true;
+  }
+
+private:
+  bool refuse(const Candidate &C, const std::string &Why) {
+    Context.Remark.refused(C.Loc, PassId::Promote, Why);
+    return true;
+  }
+
+  bool check(llvm::Error E, SourceLocation Loc) {
+    return checkEdit(Ctx, std::move(E), Loc, "promote");
+  }
+
+  /// "'k' runs as k_promoted (PA, pools of 128): ...".
+  static std::string summary(const PromotePlan &Plan) {
+    std::vector<std::string> Postponed, Stepped, Early, Shared;
+    for (const PromoteArg &A : Plan.Args) {
+      std::string Name = A.Param->getNameAsString();
+      if (A.Kind == ArgKind::Postponed)
+        Postponed.push_back(Name);
+      else if (A.Kind == ArgKind::Stepped)
+        Stepped.push_back(Name);
+      else if (A.Kind == ArgKind::Early)
+        Early.push_back(Name);
+    }
+    for (const PromoteBuffer &B : Plan.Buffers)
+      if (B.Written)
+        Shared.push_back(B.Param->getNameAsString());
+    auto List = [](const std::vector<std::string> &Names) {
+      return Names.empty() ? std::string("none") : llvm::join(Names, ", ");
+    };
+    std::string S = llvm::formatv(
+        "'{0}' runs as {1} (variant {2}{3}); postponed through the slots: "
+        "{4}; per-link arguments computed at the start: {5}; launch "
+        "condition '{6}' {7}; ",
+        Plan.Kernel->getNameAsString(), promotedKernelName(Plan),
+        Plan.Variant.name(),
+        Plan.Variant.Pool
+            ? ", pools of " + std::to_string(Plan.Variant.Pool) + " blocks"
+            : "",
+        List(Postponed), List(Stepped.empty() ? Early : Stepped),
+        Plan.Condition,
+        Plan.EarlyCondition ? "known at the start"
+                            : "known only in the body (speculative launch)");
+    S += Shared.empty()
+             ? "links publish where the original launched"
+             : "links write " + List(Shared) + ", so each publishes at its end";
+    if (!Plan.Variant.Pool)
+      S += "; each link stays pending until the next one ends, so a chain "
+           "of more than about 2000 links exceeds CDP's pending-launch pool "
+           "(error 69, recorded); aggregate(n) has no such limit";
+    S += llvm::formatv("; {0} host launch{1} rewritten",
+                       Plan.HostLaunches.size(),
+                       Plan.HostLaunches.size() == 1 ? "" : "es");
+    return S;
+  }
+
+  /// `k<<<1, b, s, t>>>(args)` becomes `k_promoted_launch(1, b, s, t, args)`.
+  bool rewriteHostLaunch(const CUDAKernelCallExpr *Call,
+                         const PromotePlan &Plan) {
+    const auto *Config = cast<CallExpr>(Call->getConfig());
+    std::vector<std::string> Args;
+    const char *Defaults[4] = {"1", "1", "0", "0"};
+    for (unsigned I = 0; I != 4; ++I) {
+      const Expr *A = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+      Args.push_back(!A || isa<CXXDefaultArgExpr>(A)
+                         ? Defaults[I]
+                         : text(A->getSourceRange()));
+    }
+    for (const Expr *A : Call->arguments())
+      Args.push_back(text(A->getSourceRange()));
+    return check(
+        Context.Edits.replace(
+            CharSourceRange::getTokenRange(Call->getSourceRange()),
+            promotedLauncherName(Plan) + "(" + llvm::join(Args, ", ") + ")"),
+        Call->getBeginLoc());
+  }
+
+  /// `#include "cuda_rewrite/runtime.cuh"` on the line of the file's first
+  /// declaration (the same definition the aggregate pass adds, so the
+  /// include appears once).
+  bool includeRuntime(SourceLocation Loc) {
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
+      if (D->isImplicit() || !SM.isWrittenInMainFile(First))
+        continue;
+      return check(Context.Edits.addDefinition(
+                       "0/include-runtime",
+                       "#include \"cuda_rewrite/runtime.cuh\"\n\n",
+                       lineStart(Ctx, First)),
+                   Loc);
+    }
+    return true;
+  }
+
+  std::string text(SourceRange Range) const { return sourceText(Ctx, Range); }
+
+  PassContext &Context;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  std::vector<LaunchSite> Launches;
+};
+
+} // namespace
+
+bool runPromotePass(PassContext &Context,
+                    llvm::ArrayRef<const Candidate *> Kernels) {
+  return rewriteEach<PromoteRewriter>(Context, Kernels);
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,102 @@
+//===- PromotePlan.h - Whether and how to promote a chain -----*- C++ -*-===//
+//
+// Launch promotion (KLAP, seed 001 section III) applies to a kernel that runs
+// as one block and launches itself, from one thread, to walk a serial chain
+// of links. planPromotion() finds the pieces the generated code needs (the
+// self-launch, its guard and condition, which arguments change from link to
+// link and how, the prologue, the buffers) and checks that running the
+// links concurrently, ordered only through the flags, computes what the
+// chain of tail launches computes. Anything it cannot show is a refusal with
+// the reason; docs/promote.md lists them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPLAN_H
+#define CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPLAN_H
+
+#include "analysis/LaunchSites.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Stmt.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// The variant asked for: P, PA (Pool > 0), PO (Overlap), PAO.
+struct PromoteVariant {
+  unsigned Pool = 0; ///< aggregate(n): blocks per pool; 0 for none.
+  bool Overlap = false;
+  std::string name() const;
+};
+
+/// How one launch argument goes from a link to the next.
+enum class ArgKind {
+  Uniform,  ///< The parameter itself, unchanged: forwarded.
+  Stepped,  ///< `p + c` / `p - c` with c constant: link t's is p0 + t*step.
+  Early,    ///< Computable at the kernel's start from unchanged values.
+  Postponed ///< Computed in the body: travels through the slot.
+};
+
+struct PromoteArg {
+  const clang::ParmVarDecl *Param = nullptr;
+  ArgKind Kind = ArgKind::Uniform;
+  std::string Text; ///< The launch argument as written.
+  /// Stepped: '+' or '-', and the constant as written (parenthesized
+  /// unless one token).
+  char StepSign = '+';
+  std::string StepAmount;
+};
+
+/// Where a buffer parameter puts the chain in terms of ordering.
+struct PromoteBuffer {
+  const clang::ParmVarDecl *Param = nullptr;
+  bool Read = false, Written = false;
+};
+
+struct PromotePlan {
+  const clang::FunctionDecl *Kernel = nullptr;
+  const clang::CompoundStmt *Body = nullptr;
+  PromoteVariant Variant;
+  /// The self-launch, the top-level `if` that guards it (thread 0) and the
+  /// statement of that `if` that launches.
+  const clang::CUDAKernelCallExpr *SelfLaunch = nullptr;
+  const clang::IfStmt *LaunchIf = nullptr;
+  const clang::Stmt *LaunchStmt = nullptr;
+  /// The launch condition without the thread-0 test ("true" if none), and
+  /// whether it can be evaluated at the start (else the launch is
+  /// speculative and the link publishes whether it continued).
+  std::string Condition;
+  bool EarlyCondition = true;
+  std::string BlockText;        ///< The launch's block size.
+  std::vector<PromoteArg> Args; ///< One per parameter, in order.
+  /// Top-level statements [0, PrefixEnd) are declarations computable at the
+  /// start: the hoisted code goes after them.
+  unsigned PrefixEnd = 0;
+  /// The top-level statement that follows `overlap_boundary` (an index
+  /// into Body), if any, and the pragma line's offsets.
+  std::optional<unsigned> Boundary;
+  unsigned BoundaryPragmaBegin = 0, BoundaryPragmaEnd = 0;
+  std::vector<PromoteBuffer> Buffers;
+  /// Some buffer is written by the links: the link publishes at its end,
+  /// after a barrier, not where it launched (docs/promote.md).
+  bool PublishAtEnd = false;
+  std::vector<const clang::CUDAKernelCallExpr *> HostLaunches;
+
+  bool hasPostponed() const;
+};
+
+struct PromotePlanResult {
+  std::optional<PromotePlan> Plan;
+  std::string Refusal;
+};
+
+/// Plans the promotion of \p Kernel as \p Variant; \p Launches are the
+/// file's launch sites.
+PromotePlanResult planPromotion(const clang::FunctionDecl &Kernel,
+                                PromoteVariant Variant,
+                                llvm::ArrayRef<LaunchSite> Launches,
+                                clang::ASTContext &Ctx);
+
+} // namespace cuda_rewrite
+
+#endif
