@@ -197,18 +197,19 @@ chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
   if (G.Planes != 1 || !G.ContiguousRows || G.Left > MaxAlignedReach ||
       G.Right > MaxAlignedReach || (ColumnsOverride && *ColumnsOverride == 1))
     return std::nullopt;
-  bool Measured = G.Rows <= MaxAlignedRows && G.SideTapsInOneRow;
-  if (!Measured && !ColumnsOverride)
+  bool NarrowFilter = G.Left <= 1 && G.Right <= 1 && G.Rows <= MaxAlignedRows;
+  bool ShortStar = G.SideTapsInOneRow && G.Rows <= 3;
+  if (!NarrowFilter && !ShortStar && !ColumnsOverride)
     return std::nullopt;
   SystolicShape S;
   S.ColumnsPerLane = ColumnsOverride ? *ColumnsOverride : 16 / G.ElementBytes;
   S.WarpsPerBlock = warpsPerBlock(BlockOverride);
   S.RegisterBudget = registerBudget(Gpu);
-  S.RowsPerThread = RowsOverride ? *RowsOverride : 16 / S.ColumnsPerLane;
+  S.RowsPerThread = RowsOverride ? *RowsOverride : G.Rows <= 3 ? 4 : 8;
   if (!RowsOverride)
     while (S.RowsPerThread > 1 &&
            alignedRegisters(G, S.ColumnsPerLane, S.RowsPerThread) >
-               S.RegisterBudget)
+               2 * S.RegisterBudget)
       S.RowsPerThread /= 2;
   S.EstimatedRegisters = alignedRegisters(G, S.ColumnsPerLane, S.RowsPerThread);
   S.MinBlocksPerSm = residentBlocks(S, Gpu);
@@ -223,10 +224,9 @@ chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
       S.ColumnsPerLane, ColumnsOverride ? " (vector(..) as given)" : "", Cached,
       Cached == 1 ? "" : "s", S.ColumnsPerLane * G.ElementBytes,
       S.RowsPerThread,
-      RowsOverride ? " (p(..) as given)"
-                   : llvm::formatv(" (~{0} registers, budget {1})",
-                                   S.EstimatedRegisters, S.RegisterBudget)
-                         .str(),
+      RowsOverride
+          ? " (p(..) as given)"
+          : llvm::formatv(" (~{0} registers)", S.EstimatedRegisters).str(),
       S.HaloRatio, S.WarpsPerBlock * WarpSize,
       BlockOverride ? " as given" : "");
   return S;

@@ -131,18 +131,21 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
 /// the copy bandwidth, the overlapped one at 88-94%
 /// (bench/experiments/NOTES.md).
 ///
-/// Applies to 2D stencils of at most MaxAlignedRows rows whose taps off
-/// the point's column lie in one row and reach at most MaxAlignedReach
-/// columns to either side, on contiguous rows: where it measured faster.
-/// On an H200 (bench/RESULTS.md) it ran 2d5pt 1.11x (double 1.03x) faster
-/// than the overlapped form and 2d9pt the same, but box filters slower:
-/// 3x3 1.04x, 5x5 2x (every cached row then needs its neighbours' columns,
-/// and five rows need a P whose registers V = 4 columns cannot afford).
-/// V = 16 bytes / element; P = 16 / V (a thread writes 16 points a tile:
-/// enough loads in flight), halved while the estimate exceeds the register
-/// budget. \p ColumnsOverride (vector(..)) of 1 asks for the overlapped
-/// form; other values lift the shape limits.
-constexpr unsigned MaxAlignedRows = 3;
+/// Applies, on contiguous rows, where it measured faster than overlapped
+/// blocking on both an H100 and an H200 (bench/RESULTS.md, 12:20 entry):
+/// filters reaching at most one column to either side, up to
+/// MaxAlignedRows rows (2x2, 3x3, 7x3 boxes and 2d5pt: 1.04-1.18x), and
+/// stars of up to three rows reaching two columns in their one row of side
+/// taps. Not where it measured slower or equal: the 5x5 box (every cached
+/// row then needs four neighbour columns by shuffle; 0.192 ms against 0.173
+/// on the H200) and the five-row star 2d9pt.
+/// V = 16 bytes / element. P = 4 for up to three rows, 8 beyond (the halo
+/// rows then cost more; conv7x3: P = 8 0.167 ms, P = 4 0.209 on the H200),
+/// halved while the estimate exceeds twice the register budget (the
+/// compiler keeps far fewer values live than the estimate counts).
+/// \p ColumnsOverride (vector(..)) of 1 asks for the overlapped form; other
+/// values lift the shape limits but not MaxAlignedReach.
+constexpr unsigned MaxAlignedRows = 7;
 constexpr unsigned MaxAlignedReach = 2;
 std::optional<SystolicShape>
 chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
@@ -150,8 +153,11 @@ chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                    std::optional<unsigned> BlockOverride,
                    std::optional<unsigned> ColumnsOverride);
 
-/// Registers a thread of the aligned form needs: its C x V cached values,
-/// its P x V sums, and the 16 of systolicCacheRegisters.
+/// Registers a thread of the aligned form needs, estimated: its C x V
+/// cached values, its P x V sums, the 16 of systolicCacheRegisters, and
+/// weights held in registers. It sets __launch_bounds__' resident blocks:
+/// counting the weights of a 3x3 filter (7 blocks, not 8) made conv3x3
+/// 6% faster on an H100.
 unsigned alignedRegisters(const SystolicGeometry &G, unsigned ColumnsPerLane,
                           unsigned RowsPerThread);
 

@@ -307,20 +307,31 @@ TEST(SystolicModelTest, AlignedFormForThreeRowStars) {
   std::optional<SystolicShape> D = aligned(star(3, 3, 8));
   ASSERT_TRUE(D);
   EXPECT_EQ(D->ColumnsPerLane, 2u); // double2
-  // 16 / 2 = 8 rows would need (10 + 8) * 2 * 2 + 16 = 88 registers.
   EXPECT_EQ(D->RowsPerThread, 4u);
   // A 5-wide star of three rows reaches two columns: still aligned.
   EXPECT_TRUE(aligned(star(5, 3)));
 }
 
 TEST(SystolicModelTest, AlignedFormOnlyWhereItMeasuredFaster) {
-  // Five rows (2d9pt) and boxes (side taps in every row) keep the
-  // overlapped form, unless vector(..) asks.
-  EXPECT_FALSE(aligned(star(5, 5)));
+  // Filters one column wide either side, up to seven rows: aligned, with
+  // P = 8 beyond three rows.
   SystolicGeometry Box = star(3, 3);
   Box.SideTapsInOneRow = false;
-  EXPECT_FALSE(aligned(Box));
-  std::optional<SystolicShape> Forced = aligned(Box, 2u);
+  EXPECT_EQ(aligned(Box)->RowsPerThread, 4u);
+  SystolicGeometry Tall = star(3, 7);
+  Tall.SideTapsInOneRow = false;
+  EXPECT_EQ(aligned(Tall)->RowsPerThread, 8u);
+  SystolicGeometry Taller = star(3, 9);
+  Taller.SideTapsInOneRow = false;
+  EXPECT_FALSE(aligned(Taller));
+  // Reaching two columns: only stars of up to three rows. The five-row
+  // star (2d9pt) and the 5x5 box keep the overlapped form, unless
+  // vector(..) asks.
+  EXPECT_FALSE(aligned(star(5, 5)));
+  SystolicGeometry WideBox = star(5, 5);
+  WideBox.SideTapsInOneRow = false;
+  EXPECT_FALSE(aligned(WideBox));
+  std::optional<SystolicShape> Forced = aligned(WideBox, 2u);
   ASSERT_TRUE(Forced);
   EXPECT_EQ(Forced->ColumnsPerLane, 2u);
   EXPECT_EQ(Forced->RowsPerThread, 8u);

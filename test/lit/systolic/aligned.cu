@@ -1,5 +1,6 @@
-// Aligned rows (SystolicModel.h, chooseAlignedShape): for a 2D star of at
-// most three rows on contiguous parameter arrays, each lane keeps PerLane
+// Aligned rows (SystolicModel.h, chooseAlignedShape): for a filter reaching
+// one column either side (up to seven rows) or a star of up to three rows,
+// on contiguous parameter arrays, each lane keeps PerLane
 // consecutive columns (one 16-byte vector per row), takes the columns beyond
 // them from its neighbours by shuffle (the warp's edge lanes load theirs),
 // and stores whole vectors where it writes all of them. The launcher runs
@@ -9,7 +10,7 @@
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'star' runs as star_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns of 6 rows (one 16-byte load per row) and writes 4 x 4 points (~{{[0-9]+}} registers, budget 64), {{.*}}; overlapped form: P = 16 {{.*}} [systolic]
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'star' runs as star_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns of 6 rows (one 16-byte load per row) and writes 4 x 4 points (~{{[0-9]+}} registers), {{.*}}; overlapped form: P = 16 {{.*}} [systolic]
 #pragma cuda_rewrite systolic
 __global__ void star(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H, float c0, float c1) {
@@ -109,9 +110,9 @@ __global__ void starDouble(const double *__restrict__ in,
 // CHECK-NOT:      __shfl_down_sync
 // CHECK:        double sum[Shape::Rows][Shape::PerLane] = {};
 
-// A 3x3 box measured slower aligned: the overlapped form alone, unless
-// vector(4) asks for it.
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'box' runs as box_systolic ({{.*}}): P = 16 {{.*}} [systolic]
+// A 3x3 box is aligned too, and uses the columns beyond the lane's in every
+// cached row.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'box' runs as box_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns of 6 rows {{.*}} [systolic]
 #pragma cuda_rewrite systolic
 __global__ void box(const float *__restrict__ in, float *__restrict__ out,
                     int W, int H) {
@@ -125,30 +126,58 @@ __global__ void box(const float *__restrict__ in, float *__restrict__ out,
       s += in[(y + dy) * W + x + dx];
   out[y * W + x] = s / 9;
 }
-// CHECK-NOT:  struct box_systolic_aligned_shape
-// CHECK:      static void box_systolic_launch(
-// CHECK-NOT:    Aligned
-// CHECK:      }
-
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'boxForced' runs as boxForced_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns (vector(..) as given) {{.*}} [systolic]
-#pragma cuda_rewrite systolic vector(4)
-__global__ void boxForced(const float *__restrict__ in, float *__restrict__ out,
-                          int W, int H) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
-    return;
-  float s = 0;
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx)
-      s += in[(y + dy) * W + x + dx];
-  out[y * W + x] = s / 9;
-}
-// A box uses the columns beyond the lane's in every cached row.
-// CHECK:      boxForced_systolic_aligned(
+// CHECK:      box_systolic_aligned(
 // CHECK:          // Column col - 1: lane - 1's; lanes below 1 load it.
 // CHECK-NEXT:     {
 // CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
+
+// A 5x5 box measured slower aligned: the overlapped form alone, unless
+// vector(4) asks for it.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'wideBox' runs as wideBox_systolic ({{.*}}): P = 16 {{.*}} [systolic]
+#pragma cuda_rewrite systolic
+__global__ void wideBox(const float *__restrict__ in, float *__restrict__ out,
+                        int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 2 || y < 2 || x >= W - 2 || y >= H - 2)
+    return;
+  float s = 0;
+  for (int dy = -2; dy <= 2; ++dy)
+    for (int dx = -2; dx <= 2; ++dx)
+      s += in[(y + dy) * W + x + dx];
+  out[y * W + x] = s / 25;
+}
+// CHECK-NOT:  struct wideBox_systolic_aligned_shape
+// CHECK:      static void wideBox_systolic_launch(
+// CHECK-NOT:    Aligned
+// CHECK:      }
+
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'wideForced' runs as wideForced_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns (vector(..) as given) of 12 rows {{.*}} writes 4 x 8 points {{.*}} [systolic]
+#pragma cuda_rewrite systolic vector(4)
+__global__ void wideForced(const float *__restrict__ in,
+                           float *__restrict__ out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 2 || y < 2 || x >= W - 2 || y >= H - 2)
+    return;
+  float s = 0;
+  for (int dy = -2; dy <= 2; ++dy)
+    for (int dx = -2; dx <= 2; ++dx)
+      s += in[(y + dy) * W + x + dx];
+  out[y * W + x] = s / 25;
+}
+// Two columns either side: from lane - 1 (its last two) and lane + 1 (its
+// first two).
+// CHECK:      struct wideForced_systolic_aligned_shape {
+// CHECK:        static constexpr int Left = 2, Right = 2;
+// CHECK:      wideForced_systolic_aligned(
+// CHECK:          // Column col - 1: lane - 1's; lanes below 1 load it.
+// CHECK:          // Column col - 2: lane - 1's; lanes below 1 load it.
+// CHECK-NEXT:     {
+// CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
+// CHECK:          // Column col + 5: lane + 1's; lanes from 31 load it.
+// CHECK-NEXT:     {
+// CHECK-NEXT:       const float fromLane = __shfl_down_sync(0xffffffffu, cache[c][3], 1);
 
 // vector(1): the paper's overlapped blocking only.
 // REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'starOverlapped' runs as starOverlapped_systolic ({{.*}}): P = 16 {{.*}} [systolic]
@@ -202,7 +231,8 @@ void run(const float *in, float *out, const double *din, double *dout, int W,
   star<<<grid, block>>>(in, out, W, H, 0.5f, 0.125f);
   starDouble<<<grid, block>>>(din, dout, W, H);
   box<<<grid, block>>>(in, out, W, H);
-  boxForced<<<grid, block>>>(in, out, W, H);
+  wideBox<<<grid, block>>>(in, out, W, H);
+  wideForced<<<grid, block>>>(in, out, W, H);
   starOverlapped<<<grid, block>>>(in, out, W, H);
   badWidth<<<grid, block>>>(in, out, W, H);
   badDouble<<<grid, block>>>(din, dout, W, H);

@@ -9,7 +9,7 @@
 // RUN: diff %s %t.off.cu
 // RUN: %cuda-rewrite --list %s -- 2>&1 | FileCheck %s --check-prefix=LIST
 
-// AUTO: auto.cu:[[@LINE+4]]:17: remark: rewritten: 'smooth' runs as smooth_systolic (2D box radius 1: 9 points {{.*}}; 1 launch rewritten): P = 16 rows per thread
+// AUTO: auto.cu:[[@LINE+4]]:17: remark: rewritten: 'smooth' runs as smooth_systolic_aligned (2D box radius 1: 9 points {{.*}}; 1 launch rewritten): aligned rows: {{.*}}; overlapped form: P = 16 rows per thread
 // PLAIN: auto.cu:[[@LINE+3]]:17: remark: not rewritten: not annotated; add '#pragma cuda_rewrite systolic' or pass --auto [systolic]
 // OFF: auto.cu:[[@LINE+2]]:17: remark: not rewritten: the 'systolic' pass is disabled (--only/--disable) [systolic]
 // LIST: auto.cu:[[@LINE+1]]:17: stencil: kernel 'smooth': 2D box radius 1: 9 points {{.*}} into out from in -> systolic: not annotated; add '#pragma cuda_rewrite systolic' or pass --auto

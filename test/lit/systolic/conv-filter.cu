@@ -79,7 +79,7 @@ __global__ void conv5x5(const float *__restrict__ in, float *__restrict__ out,
 
 // Two subscripts: one fma per tap, named by its constant subscripts.
 __constant__ float c2[3][3];
-// REMARK: conv-filter.cu:[[@LINE+2]]:17: remark: rewritten: 'conv2sub' runs as conv2sub_systolic (2D box radius 1: 9 points
+// REMARK: conv-filter.cu:[[@LINE+2]]:17: remark: rewritten: 'conv2sub' runs as conv2sub_systolic_aligned (2D box radius 1: 9 points
 #pragma cuda_rewrite systolic
 __global__ void conv2sub(const float *__restrict__ in, float *__restrict__ out,
                          int W, int H) {
