@@ -329,12 +329,15 @@ private:
 
   /// The warp's columns, and the part of the needed-point test that only
   /// depends on the lane's column.
-  std::string tile() {
-    std::string S = warpTile();
-    S += formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
-                 "input column.\n",
-                 local("col"), local("tileX"), local("lane"),
-                 plus(Plan.Range[0].First), index());
+  std::string tile() { return warpTile() + laneColumn(); }
+
+  /// The lane's input column (one per lane: overlapped blocking) and the
+  /// column flags.
+  std::string laneColumn() {
+    std::string S = formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
+                            "input column.\n",
+                            local("col"), local("tileX"), local("lane"),
+                            plus(Plan.Range[0].First), index());
     S += columnFlags("this column", [&](const TapRun &R) {
       return formatv("({0} >= {1}{2} && {0} < {3}{4})", local("col"), begin(0),
                      plus(R.First), end(0), plus(R.Last))
@@ -713,16 +716,7 @@ private:
     S += formatv("  if ({0} >= {1} || {0} + @S::Columns <= {2})\n"
                  "    return; // The whole block is outside.\n",
                  local("tileX"), end(0), begin(0));
-    S += formatv("  const {4} {0} = {1} + {2}{3}; // This lane's "
-                 "input column.\n",
-                 local("col"), local("tileX"), local("lane"),
-                 plus(Plan.Range[0].First), index());
-    S += columnFlags("this column", [&](const TapRun &R) {
-      return formatv("({0} >= {1}{2} && {0} < {3}{4})", local("col"), begin(0),
-                     plus(R.First), end(0), plus(R.Last))
-          .str();
-    });
-    return S;
+    return S + laneColumn();
   }
 
   /// 3D in the paper's form (section 4.9): warp w loads the C rows of plane
