@@ -64,4 +64,17 @@ inline std::vector<float> randomInput(long long N) {
   return In;
 }
 
+/// N floats of randomInput() on the device, and room for N outputs; never
+/// freed: the experiments are short programs.
+struct DeviceBuffers {
+  float *In = nullptr, *Out = nullptr;
+  explicit DeviceBuffers(long long N) {
+    const std::vector<float> Host = randomInput(N);
+    CHECK(cudaMalloc(&In, N * sizeof(float)));
+    CHECK(cudaMalloc(&Out, N * sizeof(float)));
+    CHECK(
+        cudaMemcpy(In, Host.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+  }
+};
+
 #endif

@@ -6,81 +6,10 @@
 // columns just left and right of the warp's come from the neighbour lanes
 // (shuffles of the inputs) and, for lanes 0 and 31, from one extra load.
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -o x bench/experiments/systolic_2d5pt_aligned.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o x
+//   bench/experiments/systolic_2d5pt_aligned.cu
 //   ./x            # 8192 x 8192 float, median of 30 runs each
-#include "experiment.cuh"
-
-using real = float;
-constexpr real CC = 0.5f, CW = 0.15f, CE = 0.1f, CS = 0.14f, CN = 0.11f;
-
-__global__ void plain(const real *__restrict__ in, real *__restrict__ out,
-                      int W, int H) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= 1 && x < W - 1 && y >= 1 && y < H - 1)
-    out[y * W + x] = CC * in[y * W + x] + CW * in[y * W + x - 1] +
-                     CE * in[y * W + x + 1] + CS * in[(y - 1) * W + x] +
-                     CN * in[(y + 1) * W + x];
-}
-
-// The generated kernel today (int indices), for reference.
-template <int Rows, int Warps>
-__global__ void __launch_bounds__(Warps * 32)
-    overlapped(const real *__restrict__ in, real *__restrict__ out, int W,
-               int H, int extentX, int extentY) {
-  constexpr int Cached = Rows + 2, Halo = 2, Columns = 32 - Halo;
-  const int xBegin = 1, xEnd = ::min(extentX, W - 1);
-  const int yBegin = 1, yEnd = ::min(extentY, H - 1);
-  const int lane = threadIdx.x % 32;
-  const int tileX = (blockIdx.x * Warps + threadIdx.x / 32) * Columns;
-  if (tileX >= xEnd || tileX + Columns <= xBegin)
-    return;
-  const int col = tileX + lane - 1;
-  const bool readsColumn0 = (col >= xBegin && col < xEnd);
-  const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd + 1);
-  for (int tileY = blockIdx.y * Rows; tileY < yEnd; tileY += gridDim.y * Rows) {
-    if (tileY + Rows <= yBegin)
-      continue;
-    real cache[Cached];
-#pragma unroll
-    for (int c = 0; c < Cached; ++c) {
-      const int row = tileY + c - 1;
-      cache[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
-                         (readsColumn1 && row >= yBegin && row < yEnd) ||
-                         (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)
-                     ? in[col + W * row]
-                     : real(0);
-    }
-    real sum[Rows] = {};
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = fma(CW, cache[i + 1], sum[i]);
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
-#pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-      sum[i] = fma(CS, cache[i], sum[i]);
-      sum[i] = fma(CC, cache[i + 1], sum[i]);
-      sum[i] = fma(CN, cache[i + 2], sum[i]);
-    }
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-      sum[i] = fma(CE, cache[i + 1], sum[i]);
-    const int outX = tileX + lane - Halo;
-    if (lane >= Halo && outX >= xBegin && outX < xEnd) {
-#pragma unroll
-      for (int i = 0; i < Rows; ++i) {
-        const int outY = tileY + i;
-        if (outY >= yBegin && outY < yEnd)
-          out[outX + W * outY] = sum[i];
-      }
-    }
-  }
-}
+#include "stencil2d5pt.cuh"
 
 template <int V> struct Vec;
 template <> struct Vec<2> {
@@ -155,8 +84,8 @@ __global__ void __launch_bounds__(Warps * 32)
       const int row = tileY + c - 1;
       const bool reads = (readsCentre && row >= yBegin && row < yEnd) ||
                          (readsSide && row >= yBegin - 1 && row < yEnd + 1);
-      cache[c] = reads ? *reinterpret_cast<const VT *>(&in[col + W * row])
-                       : VT{};
+      cache[c] =
+          reads ? *reinterpret_cast<const VT *>(&in[col + W * row]) : VT{};
     }
     if (!HaloByLanes) {
 #pragma unroll
@@ -222,18 +151,14 @@ __global__ void __launch_bounds__(Warps * 32)
 }
 
 int main(int argc, char **argv) {
-  const int W = argc > 1 ? std::atoi(argv[1]) : 8192;
-  const int H = argc > 2 ? std::atoi(argv[2]) : W;
-  const long long N = (long long)W * H;
-  const std::vector<real> HIn = randomInput(N);
-  real *In, *Out;
-  CHECK(cudaMalloc(&In, N * sizeof(real)));
-  CHECK(cudaMalloc(&Out, N * sizeof(real)));
-  CHECK(cudaMemcpy(In, HIn.data(), N * sizeof(real), cudaMemcpyHostToDevice));
+  const Domain2D Dom(argc, argv);
+  const int W = Dom.W, H = Dom.H;
+  const long long N = Dom.N;
+  const double Bytes = Dom.Bytes, Cells = Dom.Cells;
+  const DeviceBuffers D(N);
+  real *In = D.In, *Out = D.Out;
   std::vector<real> HRef(N), HOut(N);
   Timer T;
-  const double Bytes = 2.0 * N * sizeof(real);
-  const double Cells = (double)(W - 2) * (H - 2);
   std::printf("%-28s %9s %8s %8s %s\n", "variant", "ms", "GB/s", "GCell/s",
               "check");
   // Compares every point: interior against the plain kernel, the border
@@ -280,9 +205,10 @@ int main(int argc, char **argv) {
 #define OVERLAPPED(Rows, Warps)                                                \
   do {                                                                         \
     Poison();                                                                  \
-    const dim3 G((EX + Warps * 30 - 1) / (Warps * 30), (EY + Rows - 1) / Rows); \
+    const dim3 G((EX + Warps * 30 - 1) / (Warps * 30),                         \
+                 (EY + Rows - 1) / Rows);                                      \
     Row("overlapped P" #Rows " w" #Warps, T.median([&] {                       \
-      overlapped<Rows, Warps><<<G, Warps * 32>>>(In, Out, W, H, EX, EY);       \
+      v12<int, Rows, Warps, false><<<G, Warps * 32>>>(In, Out, W, H, EX, EY);  \
     }),                                                                        \
         true);                                                                 \
   } while (0)

@@ -7,7 +7,8 @@
 // shared memory, and warps 1 .. Wz - 2 add them up and write: Wz - 2 output
 // planes per block, the first and last plane being each block's halo.
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -o x bench/experiments/systolic_3d7pt_shared.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o x
+//   bench/experiments/systolic_3d7pt_shared.cu
 //   ./x            # 512^3 float, median of 30 runs each
 #include "experiment.cuh"
 
@@ -69,9 +70,9 @@ __global__ void __launch_bounds__(Wz * 32)
 #pragma unroll
   for (int i = 0; i < P; ++i)
     sum[i] = fma(CE, cache[i + 1], sum[i]);
-  // The z taps: this plane's centre values, weighted for the plane below
-  // (it is that plane's 'above') and the plane above, to shared memory. The
-  // centre of output lane l is column tileX + l - 2, which lane l - 1 holds.
+    // The z taps: this plane's centre values, weighted for the plane below
+    // (it is that plane's 'above') and the plane above, to shared memory. The
+    // centre of output lane l is column tileX + l - 2, which lane l - 1 holds.
 #pragma unroll
   for (int i = 0; i < P; ++i) {
     const real centre = __shfl_up_sync(0xffffffffu, cache[i + 1], 1);
@@ -97,12 +98,8 @@ __global__ void __launch_bounds__(Wz * 32)
 int main(int argc, char **argv) {
   const int N = argc > 1 ? std::atoi(argv[1]) : 512;
   const long long Cells = (long long)N * N * N;
-  const std::vector<real> HIn = randomInput(Cells);
-  real *In, *Out;
-  CHECK(cudaMalloc(&In, Cells * sizeof(real)));
-  CHECK(cudaMalloc(&Out, Cells * sizeof(real)));
-  CHECK(cudaMemcpy(In, HIn.data(), Cells * sizeof(real),
-                   cudaMemcpyHostToDevice));
+  const DeviceBuffers D(Cells);
+  real *In = D.In, *Out = D.Out;
   std::vector<real> HRef(Cells), HOut(Cells);
   Timer T;
   const double Bytes = 2.0 * Cells * sizeof(real);
@@ -136,9 +133,8 @@ int main(int argc, char **argv) {
   do {                                                                         \
     CHECK(cudaMemset(Out, 0, Cells * sizeof(real)));                           \
     const dim3 G((N + 29) / 30, (N + P - 1) / P, (N - 2 + Wz - 3) / (Wz - 2)); \
-    Row("paper Wz" #Wz " P" #P, T.median([&] {                                 \
-      paperForm<Wz, P><<<G, Wz * 32>>>(In, Out, N);                            \
-    }),                                                                        \
+    Row("paper Wz" #Wz " P" #P,                                                \
+        T.median([&] { paperForm<Wz, P><<<G, Wz * 32>>>(In, Out, N); }),       \
         true);                                                                 \
   } while (0)
   PAPER(8, 4);

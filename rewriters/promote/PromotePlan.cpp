@@ -70,9 +70,18 @@ public:
     return true;
   }
   bool VisitReturnStmt(ReturnStmt *) {
-    HasReturn = true;
+    HasReturn |= LambdaDepth == 0; // A lambda's return leaves the lambda.
     return true;
   }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++LambdaDepth;
+    bool Continue = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return Continue;
+  }
+
+private:
+  unsigned LambdaDepth = 0;
 };
 
 References referencesOf(const Stmt *S) {

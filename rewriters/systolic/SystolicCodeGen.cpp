@@ -138,17 +138,28 @@ private:
 
   //===-- The shape -------------------------------------------------------===//
 
+  /// "struct <Name> {" with its comment, for the shape of \p Kernel.
+  static std::string shapeOpening(const std::string &Kernel,
+                                  const std::string &Name) {
+    return formatv("/// The shape cuda-rewrite chose for {0} "
+                   "(--remarks says why).\n"
+                   "struct {1} {{\n",
+                   Kernel, Name);
+  }
+
+  /// The Rows (P) and Cached (C) members of a shape struct.
+  std::string rowsAndCached(const SystolicShape &Chosen) const {
+    return formatv("  static constexpr int Rows = {0};   // P: output rows per "
+                   "thread\n"
+                   "  static constexpr int Cached = {1}; // C = P + N - 1: "
+                   "rows each thread keeps in registers\n",
+                   Chosen.RowsPerThread,
+                   Chosen.RowsPerThread + Plan.rows() - 1);
+  }
+
   std::string shapeStruct() {
-    std::string S = formatv("/// The shape cuda-rewrite chose for {0} "
-                            "(--remarks says why).\n"
-                            "struct {1} {{\n",
-                            kernelName(), shapeName());
-    S += formatv("  static constexpr int Rows = {0};   // P: output rows per "
-                 "thread\n",
-                 Shape.RowsPerThread);
-    S += formatv("  static constexpr int Cached = {0}; // C = P + N - 1: rows "
-                 "each thread keeps in registers\n",
-                 Shape.RowsPerThread + Plan.rows() - 1);
+    std::string S = shapeOpening(kernelName(), shapeName());
+    S += rowsAndCached(Shape);
     S += formatv("  static constexpr int Halo = {0};   // M - 1: lanes that "
                  "only feed their neighbours\n",
                  halo());
@@ -516,6 +527,16 @@ private:
     return S;
   }
 
+  /// 3D: the loop over the block's chunks of Planes output planes.
+  std::string planeLoopHead() {
+    return formatv(
+        "    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
+        "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
+        "      if ({0} + @S::Planes <= {2})\n"
+        "        continue;\n",
+        local("tileZ"), end(2), begin(2), index());
+  }
+
   std::string rowLoopHead() {
     std::string TileY = local("tileY");
     return formatv("  for ({3} {0} = ({3})blockIdx.y * @S::Rows; {0} < {1};\n"
@@ -658,11 +679,7 @@ private:
     std::string Next = local("next"), TileZ = local("tileZ");
     std::string S = rowLoopHead();
     S += rowMasks();
-    S += formatv("    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
-                 "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
-                 "      if ({0} + @S::Planes <= {2})\n"
-                 "        continue;\n",
-                 TileZ, end(2), begin(2), index());
+    S += planeLoopHead();
     S += formatv(
         "      // {0}[{1}] holds plane z{2} + {1} for output plane z; {3} the\n"
         "      // plane after it, loaded one step early.\n"
@@ -738,11 +755,7 @@ private:
         Exchange, plus(Plan.Range[2].First), type());
     S += rowLoopHead();
     S += rowMasks();
-    S += formatv("    for ({3} {0} = ({3})blockIdx.z * @S::Planes; {0} < {1};\n"
-                 "         {0} += ({3})gridDim.z * @S::Planes) {{\n"
-                 "      if ({0} + @S::Planes <= {2})\n"
-                 "        continue;\n",
-                 TileZ, end(2), begin(2), index());
+    S += planeLoopHead();
     S += formatv("      {0} {1}[@S::Cached];\n      {{\n", type(), Cache);
     S += loadPlane(
         Cache, formatv("{0} + {1}{2}", TileZ, Warp, plus(Plan.Range[2].First)),
@@ -798,22 +811,14 @@ private:
   std::string alignedShapeStruct() {
     const SystolicShape &A = *Aligned;
     std::string S =
-        formatv("/// The shape cuda-rewrite chose for {0} "
-                "(--remarks says why).\n"
-                "struct {1} {{\n",
-                systolicAlignedKernelName(Plan), alignedShapeName());
+        shapeOpening(systolicAlignedKernelName(Plan), alignedShapeName());
     S += formatv("  using Vector = {0}; // PerLane elements: one load or "
                  "store\n",
                  vectorType());
     S += formatv("  static constexpr int PerLane = {0}; // V: consecutive "
                  "columns per lane\n",
                  A.ColumnsPerLane);
-    S += formatv("  static constexpr int Rows = {0};    // P: output rows per "
-                 "thread\n",
-                 A.RowsPerThread);
-    S += formatv("  static constexpr int Cached = {0};  // C = P + N - 1: rows "
-                 "each thread keeps in registers\n",
-                 A.RowsPerThread + Plan.rows() - 1);
+    S += rowsAndCached(A);
     S += formatv("  static constexpr int Left = {0}, Right = {1}; // columns "
                  "the taps reach beyond a lane's\n",
                  left(), right());

@@ -53,6 +53,46 @@ __device__ inline void loadChunk(const int *In, int Begin, int N,
     ChunkLoad().Load(In + Begin, Items, Valid);
 }
 
+/// The index in the whole input of this thread's element \p K of the chunk
+/// that starts at \p Begin (chunks are loaded blocked).
+__device__ inline int elementIndex(int Begin, int K) {
+  return Begin + threadIdx.x * kItemsPerThread + K;
+}
+
+/// A chunk of a selection sample, per thread: its elements, which of them
+/// are selected, and the rank of each among the chunk's selected ones.
+struct SelectedChunk {
+  int Items[kItemsPerThread];
+  int Flags[kItemsPerThread];
+  int Ranks[kItemsPerThread];
+  int Count; ///< Selected elements in the whole chunk (every thread).
+};
+
+/// Loads the chunk of \p In that starts at \p Begin, flags the elements i
+/// < N for which \p Selected(i, k, items) holds (element k of this thread,
+/// index i in the input) and numbers them (an exclusive sum over the block).
+/// This part of a link does not depend on the links before it.
+template <class SelectedFn>
+__device__ void selectChunk(ChunkScan::TempStorage &Scan, const int *In,
+                            int Begin, int N, SelectedFn Selected,
+                            SelectedChunk &C) {
+  loadChunk(In, Begin, N, C.Items);
+  for (int K = 0; K < kItemsPerThread; ++K) {
+    const int I = elementIndex(Begin, K);
+    C.Flags[K] = I < N && Selected(I, K, C.Items);
+  }
+  ChunkScan(Scan).ExclusiveSum(C.Flags, C.Ranks, C.Count);
+}
+
+/// Writes the selected elements of \p C to \p Out from \p Offset on, in
+/// order.
+__device__ inline void writeSelected(int *Out, int Offset,
+                                     const SelectedChunk &C) {
+  for (int K = 0; K < kItemsPerThread; ++K)
+    if (C.Flags[K])
+      Out[Offset + C.Ranks[K]] = C.Items[K];
+}
+
 /// Links of a chain over \p N elements.
 inline int links(long long N) { return int((N + kChunk - 1) / kChunk); }
 

@@ -65,21 +65,18 @@ __global__ void compactChunk(const int *__restrict__ in, int *__restrict__ out,
 
   // Independent of the parent: load the chunk, flag the elements to keep and
   // number them within the chunk.
-  int items[chain::kItemsPerThread];
-  chain::loadChunk(in, begin, n, items);
-  int flags[chain::kItemsPerThread];
-  for (int k = 0; k < chain::kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
-    flags[k] = i < n && isKept(items[k]);
-  }
-  int ranks[chain::kItemsPerThread];
-  int keptHere;
-  chain::ChunkScan(scanStorage).ExclusiveSum(flags, ranks, keptHere);
+  chain::SelectedChunk kept;
+  chain::selectChunk(
+      scanStorage, in, begin, n,
+      [](int, int k, const int(&items)[chain::kItemsPerThread]) {
+        return isKept(items[k]);
+      },
+      kept);
 
 #pragma cuda_rewrite overlap_boundary
   // Depends on the parent: the chunks before this one kept `offset`
-  // elements, so those after it start at offset + keptHere.
-  const int nextOffset = offset + keptHere;
+  // elements, so those after it start at offset + kept.Count.
+  const int nextOffset = offset + kept.Count;
   if (threadIdx.x == 0 && n - begin > chain::kChunk) {
     compactChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
         in, out, count, n, chunk + 1, nextOffset);
@@ -87,9 +84,7 @@ __global__ void compactChunk(const int *__restrict__ in, int *__restrict__ out,
   }
 
   // Write the kept elements; the last link reports how many there are.
-  for (int k = 0; k < chain::kItemsPerThread; ++k)
-    if (flags[k])
-      out[offset + ranks[k]] = items[k];
+  chain::writeSelected(out, offset, kept);
   if (threadIdx.x == 0 && n - begin <= chain::kChunk)
     *count = nextOffset;
 }

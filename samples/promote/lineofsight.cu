@@ -94,7 +94,7 @@ __global__ void lineOfSightChunk(const int *__restrict__ heights,
   const int observerHeight = heights[0];
   float slopes[chain::kItemsPerThread];
   for (int k = 0; k < chain::kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
+    const int i = chain::elementIndex(begin, k);
     slopes[k] =
         (i > 0 && i < n) ? slopeOf(items[k], observerHeight, i) : kNoSlope;
   }
@@ -118,7 +118,7 @@ __global__ void lineOfSightChunk(const int *__restrict__ heights,
   // A point is visible when no point before it has a greater slope.
   unsigned char flags[chain::kItemsPerThread];
   for (int k = 0; k < chain::kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
+    const int i = chain::elementIndex(begin, k);
     flags[k] = i == 0 || slopes[k] >= fmaxf(maxSlopeBefore, maxSlopeInChunk[k]);
   }
   if (valid == chain::kChunk)

@@ -67,22 +67,19 @@ __global__ void partitionChunk(const int *__restrict__ in,
 
   // Independent of the parent: load the chunk, flag the selected elements
   // and number them within the chunk.
-  int items[chain::kItemsPerThread];
-  chain::loadChunk(in, begin, n, items);
-  int flags[chain::kItemsPerThread];
-  for (int k = 0; k < chain::kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
-    flags[k] = i < n && isSelected(items[k]);
-  }
-  int ranks[chain::kItemsPerThread];
-  int selectedHere;
-  chain::ChunkScan(scanStorage).ExclusiveSum(flags, ranks, selectedHere);
+  chain::SelectedChunk selected;
+  chain::selectChunk(
+      scanStorage, in, begin, n,
+      [](int, int k, const int(&items)[chain::kItemsPerThread]) {
+        return isSelected(items[k]);
+      },
+      selected);
 
 #pragma cuda_rewrite overlap_boundary
   // Depends on the parent: the chunks before this one selected
   // `selectedBefore` elements, so those after it start at
-  // selectedBefore + selectedHere.
-  const int nextSelectedBefore = selectedBefore + selectedHere;
+  // selectedBefore + selected.Count.
+  const int nextSelectedBefore = selectedBefore + selected.Count;
   if (threadIdx.x == 0 && n - begin > chain::kChunk) {
     partitionChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
         in, out, count, n, chunk + 1, nextSelectedBefore);
@@ -93,14 +90,14 @@ __global__ void partitionChunk(const int *__restrict__ in,
   // before it, goes to s if it is selected; else i - s rejected elements come
   // before it, and it goes to n - 1 - (i - s).
   for (int k = 0; k < chain::kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
+    const int i = chain::elementIndex(begin, k);
     if (i >= n)
       continue;
-    const int selected = selectedBefore + ranks[k];
-    if (flags[k])
-      out[selected] = items[k];
+    const int before = selectedBefore + selected.Ranks[k];
+    if (selected.Flags[k])
+      out[before] = selected.Items[k];
     else
-      out[n - 1 - (i - selected)] = items[k];
+      out[n - 1 - (i - before)] = selected.Items[k];
   }
   if (threadIdx.x == 0 && n - begin <= chain::kChunk)
     *count = nextSelectedBefore;

@@ -58,26 +58,18 @@ __global__ void uniqueChunk(const int *__restrict__ in, int *__restrict__ out,
   // Independent of the parent: load the chunk, flag the run heads (the
   // elements that differ from the one before) and number them within the
   // chunk.
-  int items[chain::kItemsPerThread];
-  chain::loadChunk(in, begin, n, items);
-  int flags[chain::kItemsPerThread];
-  for (int k = 0; k < chain::kItemsPerThread; ++k) {
-    const int i = begin + threadIdx.x * chain::kItemsPerThread + k;
-    if (i >= n)
-      flags[k] = 0;
-    else if (i == 0)
-      flags[k] = 1;
-    else
-      flags[k] = items[k] != (k > 0 ? items[k - 1] : in[i - 1]);
-  }
-  int ranks[chain::kItemsPerThread];
-  int headsHere;
-  chain::ChunkScan(scanStorage).ExclusiveSum(flags, ranks, headsHere);
+  chain::SelectedChunk heads;
+  chain::selectChunk(
+      scanStorage, in, begin, n,
+      [in](int i, int k, const int(&items)[chain::kItemsPerThread]) {
+        return i == 0 || items[k] != (k > 0 ? items[k - 1] : in[i - 1]);
+      },
+      heads);
 
 #pragma cuda_rewrite overlap_boundary
   // Depends on the parent: the chunks before this one have `offset` run
-  // heads, so those after it start at offset + headsHere.
-  const int nextOffset = offset + headsHere;
+  // heads, so those after it start at offset + heads.Count.
+  const int nextOffset = offset + heads.Count;
   if (threadIdx.x == 0 && n - begin > chain::kChunk) {
     uniqueChunk<<<1, chain::kBlock, 0, cudaStreamTailLaunch>>>(
         in, out, count, n, chunk + 1, nextOffset);
@@ -85,9 +77,7 @@ __global__ void uniqueChunk(const int *__restrict__ in, int *__restrict__ out,
   }
 
   // Write the run heads; the last link reports how many there are.
-  for (int k = 0; k < chain::kItemsPerThread; ++k)
-    if (flags[k])
-      out[offset + ranks[k]] = items[k];
+  chain::writeSelected(out, offset, heads);
   if (threadIdx.x == 0 && n - begin <= chain::kChunk)
     *count = nextOffset;
 }

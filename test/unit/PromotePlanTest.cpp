@@ -642,6 +642,23 @@ void host(int *out) { early<<<1, 64>>>(out, 0, 0); }
   EXPECT_REFUSED(P, "a return before the self-launch (line 3)");
 }
 
+TEST(PromotePlanRefusal, ReturnInALambdaIsNoReturnFromTheKernel) {
+  // The selection samples flag elements with a lambda (samples/common/
+  // chain.cuh, selectChunk): its return leaves the lambda, not the link.
+  Planned P = plan(R"cu(
+__global__ void lambda(int *out, int chunk, int offset) {
+  auto twice = [](int v) { return 2 * v; };
+  const int here = twice(chunk);
+  if (threadIdx.x == 0 && chunk < 8)
+    lambda<<<1, 64>>>(out, chunk + 1, offset + here);
+  out[chunk * 64 + threadIdx.x] = offset;
+}
+void host(int *out) { lambda<<<1, 64>>>(out, 0, 0); }
+)cu",
+                   "lambda");
+  ASSERT_PLANNED(P);
+}
+
 TEST(PromotePlanRefusal, NoHostLaunch) {
   Planned P = plan(R"cu(
 __global__ void deviceOnly(int *out, int chunk) {
