@@ -4,6 +4,7 @@
 #include "analysis/GpuSpec.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
+#include <vector>
 
 namespace cuda_rewrite {
 
@@ -189,18 +190,12 @@ unsigned alignedRegisters(const SystolicGeometry &G, unsigned ColumnsPerLane,
          OverheadRegisters + (G.WeightsInRegisters ? G.Taps * PerValue : 0);
 }
 
-std::optional<SystolicShape>
-chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
-                   std::optional<unsigned> RowsOverride,
-                   std::optional<unsigned> BlockOverride,
-                   std::optional<unsigned> ColumnsOverride) {
-  if (G.Planes != 1 || !G.ContiguousRows || G.Left > MaxAlignedReach ||
-      G.Right > MaxAlignedReach || (ColumnsOverride && *ColumnsOverride == 1))
-    return std::nullopt;
-  bool NarrowFilter = G.Left <= 1 && G.Right <= 1 && G.Rows <= MaxAlignedRows;
-  bool ShortStar = G.SideTapsInOneRow && G.Rows <= 3;
-  if (!NarrowFilter && !ShortStar && !ColumnsOverride)
-    return std::nullopt;
+/// Aligned rows (chooseVectorShape).
+static SystolicShape alignedRowsShape(const SystolicGeometry &G,
+                                      const GpuSpec &Gpu,
+                                      std::optional<unsigned> RowsOverride,
+                                      std::optional<unsigned> BlockOverride,
+                                      std::optional<unsigned> ColumnsOverride) {
   SystolicShape S;
   S.ColumnsPerLane = ColumnsOverride ? *ColumnsOverride : 16 / G.ElementBytes;
   S.WarpsPerBlock = warpsPerBlock(BlockOverride);
@@ -230,6 +225,103 @@ chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
       S.HaloRatio, S.WarpsPerBlock * WarpSize,
       BlockOverride ? " as given" : "");
   return S;
+}
+
+unsigned wideLeftPad(const SystolicGeometry &G, unsigned ColumnsPerLane) {
+  return (G.Left + ColumnsPerLane - 1) / ColumnsPerLane * ColumnsPerLane;
+}
+
+unsigned wideRightPad(const SystolicGeometry &G, unsigned ColumnsPerLane) {
+  return (G.Right + ColumnsPerLane - 1) / ColumnsPerLane * ColumnsPerLane;
+}
+
+unsigned wideColumns(const SystolicGeometry &G, unsigned ColumnsPerLane) {
+  unsigned Window = WarpSize * ColumnsPerLane;
+  unsigned Reach =
+      wideLeftPad(G, ColumnsPerLane) + wideRightPad(G, ColumnsPerLane);
+  return Reach >= Window ? 0 : Window - Reach;
+}
+
+/// Registers of the wide-lane form: as alignedRegisters, but a filter loop
+/// holds one filter column's weights at a time (read from shared memory as
+/// vectors right before they are used), not all of them.
+static unsigned wideRegisters(const SystolicGeometry &G,
+                              unsigned ColumnsPerLane, unsigned RowsPerThread) {
+  SystolicGeometry Counted = G;
+  Counted.WeightsInRegisters = G.WeightsInRegisters && !G.FilterLoop;
+  unsigned PerVector = 16 / G.ElementBytes, PerValue = G.ElementBytes / 4;
+  unsigned ColumnWeights =
+      G.FilterLoop ? (G.Rows + PerVector - 1) / PerVector * PerVector : 0;
+  return alignedRegisters(Counted, ColumnsPerLane, RowsPerThread) +
+         ColumnWeights * PerValue;
+}
+
+/// Wide lanes (chooseVectorShape); none where no V >= 2 leaves a warp
+/// output columns or fits P >= 2 in the budget.
+static std::optional<SystolicShape>
+wideLanesShape(const SystolicGeometry &G, const GpuSpec &Gpu,
+               std::optional<unsigned> RowsOverride,
+               std::optional<unsigned> BlockOverride,
+               std::optional<unsigned> ColumnsOverride) {
+  SystolicShape S;
+  S.WideLanes = true;
+  S.ColumnsPerLane = 0;
+  S.WarpsPerBlock = warpsPerBlock(BlockOverride);
+  S.RegisterBudget = registerBudget(Gpu);
+  // The widest V (16 bytes, halved while a warp would write nothing).
+  std::vector<unsigned> Widths;
+  for (unsigned V = 16 / G.ElementBytes; V >= 2; V /= 2)
+    Widths.push_back(V);
+  if (ColumnsOverride)
+    Widths = {*ColumnsOverride};
+  for (unsigned V : Widths)
+    if (wideColumns(G, V)) {
+      S.ColumnsPerLane = V;
+      break;
+    }
+  S.RowsPerThread = RowsOverride                        ? *RowsOverride
+                    : G.SideTapsInOneRow && G.Rows <= 5 ? 8
+                                                        : 4;
+  if (!S.ColumnsPerLane)
+    return std::nullopt;
+  unsigned V = S.ColumnsPerLane, P = S.RowsPerThread;
+  S.EstimatedRegisters = wideRegisters(G, V, P);
+  S.MinBlocksPerSm = residentBlocks(S, Gpu);
+  unsigned Cached = P + G.Rows - 1, Columns = wideColumns(G, V);
+  S.HaloRatio =
+      double(WarpSize * V * Cached - Columns * P) / (WarpSize * V * Cached);
+  S.Why = llvm::formatv(
+      "wide lanes: each lane keeps {0} consecutive columns{1} of {2} rows (one "
+      "{3}-byte load per row) and passes partial sums one column at a time, "
+      "so a warp writes {4} of its {5} columns and shuffles once per {0} "
+      "points; P = {6} ({7}); {8:P0} of the loads are halo; {9} threads per "
+      "block{10}; the overlapped form runs where the arrays' rows are not "
+      "{3}-byte aligned",
+      V, ColumnsOverride ? " (vector(..) as given)" : "", Cached,
+      V * G.ElementBytes, Columns, WarpSize * V, P,
+      RowsOverride                        ? "p(..) as given"
+      : G.SideTapsInOneRow && G.Rows <= 5 ? "for a star of up to 5 rows"
+                                          : "the best of a sweep on an H200",
+      S.HaloRatio, S.WarpsPerBlock * WarpSize,
+      BlockOverride ? " as given" : "");
+  return S;
+}
+
+std::optional<SystolicShape>
+chooseVectorShape(const SystolicGeometry &G, const GpuSpec &Gpu,
+                  std::optional<unsigned> RowsOverride,
+                  std::optional<unsigned> BlockOverride,
+                  std::optional<unsigned> ColumnsOverride) {
+  if (G.Planes != 1 || !G.ContiguousRows ||
+      (ColumnsOverride && *ColumnsOverride == 1))
+    return std::nullopt;
+  bool NarrowFilter = G.Left <= 1 && G.Right <= 1 && G.Rows <= MaxAlignedRows;
+  bool ShortStar = G.SideTapsInOneRow && G.Rows <= 3 &&
+                   G.Left <= MaxAlignedReach && G.Right <= MaxAlignedReach;
+  if (NarrowFilter || ShortStar)
+    return alignedRowsShape(G, Gpu, RowsOverride, BlockOverride,
+                            ColumnsOverride);
+  return wideLanesShape(G, Gpu, RowsOverride, BlockOverride, ColumnsOverride);
 }
 
 } // namespace cuda_rewrite

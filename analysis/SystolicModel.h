@@ -54,8 +54,12 @@ struct SystolicGeometry {
 
 struct SystolicShape {
   /// V: consecutive columns each lane keeps (one vector load per row); 1
-  /// is the paper's overlapped blocking, more the aligned form.
+  /// is the paper's overlapped blocking, more a vector form.
   unsigned ColumnsPerLane = 1;
+  /// The vector form with wide lanes (chooseVectorShape): partial sums
+  /// move one column at a time, within a lane by register and across lanes
+  /// by shuffle; otherwise, with V > 1, the aligned-rows form.
+  bool WideLanes = false;
   unsigned RowsPerThread = 1; ///< P.
   unsigned WarpsPerBlock = 4;
   /// 3D: planes each warp streams through (its z chunk); with
@@ -121,39 +125,58 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                                   std::optional<unsigned> BlockOverride,
                                   std::optional<ZForm> ZOverride = {});
 
-/// The aligned form (2D): a lane keeps V consecutive columns of C rows,
-/// loaded as one 16-byte vector per row, so a warp's rows start on a
-/// 128-byte line and it writes every column it loads; the columns the taps
-/// reach beyond a lane's come from its neighbours by shuffle, and the
-/// warp's two edge lanes load theirs. Overlapped blocking (the paper's
-/// form) loads 32 columns to write 32 - (M - 1), and its rows straddle
-/// lines: on an H100 the aligned form ran a 2D 5-point float stencil at
-/// the copy bandwidth, the overlapped one at 88-94%
-/// (bench/experiments/NOTES.md).
+/// The vector forms (2D, contiguous rows): a lane keeps V consecutive
+/// columns of C rows, loaded as one 16-byte vector per row, so a warp's
+/// rows start on a 128-byte line. Overlapped blocking (the paper's form)
+/// loads 32 columns to write 32 - (M - 1), and its rows straddle lines.
 ///
-/// Applies, on contiguous rows, where it measured faster than overlapped
-/// blocking on both an H100 and an H200 (bench/RESULTS.md, 12:20 entry):
-/// filters reaching at most one column to either side, up to
-/// MaxAlignedRows rows (2x2, 3x3, 7x3 boxes and 2d5pt: 1.04-1.18x), and
-/// stars of up to three rows reaching two columns in their one row of side
-/// taps. Not where it measured slower or equal: the 5x5 box (every cached
-/// row then needs four neighbour columns by shuffle; 0.192 ms against 0.173
-/// on the H200) and the five-row star 2d9pt.
-/// V = 16 bytes / element. P = 4 for up to three rows, 8 beyond (the halo
-/// rows then cost more; conv7x3: P = 8 0.167 ms, P = 4 0.209 on the H200),
-/// halved while the estimate exceeds twice the register budget (the
-/// compiler keeps far fewer values live than the estimate counts).
-/// \p ColumnsOverride (vector(..)) of 1 asks for the overlapped form; other
-/// values lift the shape limits but not MaxAlignedReach.
+/// Aligned rows, for filters reaching at most one column to either side
+/// (up to MaxAlignedRows rows) and stars of up to three rows reaching two
+/// columns in their one row of side taps: a lane writes its own V columns;
+/// the columns the taps reach beyond them come from its neighbours by
+/// shuffle, and the warp's two edge lanes load theirs. On an H100 it ran a
+/// 2D 5-point float stencil at the copy bandwidth, the overlapped one at
+/// 88-94% (bench/experiments/NOTES.md); 2x2, 3x3, 7x3 boxes and 2d5pt
+/// 1.04-1.18x faster on an H100 and an H200 (bench/RESULTS.md, 12:20
+/// entry). P = 4 for up to three rows, 8 beyond (conv7x3: P = 8 0.167 ms,
+/// P = 4 0.209 on the H200), halved while the estimate exceeds twice the
+/// register budget (the compiler keeps far fewer values live than the
+/// estimate counts).
+///
+/// Wide lanes, for every other 2D filter (reaching further, or taller): the
+/// paper's overlapped blocking with V columns per lane. Partial sums move
+/// one column per filter column, V - 1 of them between a lane's registers
+/// and one by shuffle, so a warp finishes 32V - Left - Right columns
+/// (rounded to whole vectors) for one shuffle per V points, where the
+/// paper's finishes 32 - (M - 1) for one per point. On an H200 the 11x11
+/// box ran 10% faster with V = 4 and P = 4 than the overlapped form's best
+/// (bench/experiments/systolic_wide_lanes.cu); over 17 2D samples it ran
+/// 1.05-2.1x faster than overlapped blocking on an H200 (bench/RESULTS.md,
+/// 2026-11-21 14:40 entry). V = 16 bytes / element (halved while a warp
+/// would write nothing). P = 4, the best or within 1% in that sweep of P =
+/// 4, 8 and 16 (conv12x12..conv19x19: P = 4 1.1-1.9x faster than 8 or
+/// 16), but for stars of up to 5 rows (P = 8: 2d9pt 0.135 ms against
+/// 0.142). One exception measured and left: conv20x20 ran 1.44 ms with
+/// p(16) against 1.77 with P = 4.
+///
+/// \p ColumnsOverride (vector(..)) sets V; 1 asks for the overlapped form.
 constexpr unsigned MaxAlignedRows = 7;
 constexpr unsigned MaxAlignedReach = 2;
 std::optional<SystolicShape>
-chooseAlignedShape(const SystolicGeometry &G, const GpuSpec &Gpu,
-                   std::optional<unsigned> RowsOverride,
-                   std::optional<unsigned> BlockOverride,
-                   std::optional<unsigned> ColumnsOverride);
+chooseVectorShape(const SystolicGeometry &G, const GpuSpec &Gpu,
+                  std::optional<unsigned> RowsOverride,
+                  std::optional<unsigned> BlockOverride,
+                  std::optional<unsigned> ColumnsOverride);
 
-/// Registers a thread of the aligned form needs, estimated: its C x V
+/// Wide lanes: columns loaded left of a warp's first output (Left rounded
+/// up to whole vectors); columns loaded right of its last (Right rounded
+/// up: the sums move that far, so that each lane ends with whole output
+/// vectors); and output columns per warp (32 V less both).
+unsigned wideLeftPad(const SystolicGeometry &G, unsigned ColumnsPerLane);
+unsigned wideRightPad(const SystolicGeometry &G, unsigned ColumnsPerLane);
+unsigned wideColumns(const SystolicGeometry &G, unsigned ColumnsPerLane);
+
+/// Registers a thread of a vector form needs, estimated: its C x V
 /// cached values, its P x V sums, the 16 of systolicCacheRegisters, and
 /// weights held in registers. It sets __launch_bounds__' resident blocks:
 /// counting the weights of a 3x3 filter (7 blocks, not 8) made conv3x3

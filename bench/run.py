@@ -330,6 +330,10 @@ def plan(args, samples, verdicts):
     return rows, builds
 
 
+# Passes whose samples launch kernels from the device (dynamic parallelism).
+DEVICE_LAUNCH_PASSES = {"aggregate", "promote"}
+
+
 def build(args, nvcc, log, key, spec):
     """Compiles one build of plan(); returns (executable or None, output)."""
     name, variant = key
@@ -337,7 +341,10 @@ def build(args, nvcc, log, key, spec):
                             f"-{variant}")
     # The original's folder too, so that a rewritten file finds the headers
     # that sat beside the sample.
-    argv = [nvcc, "-O3", f"-arch={args.arch}", "-rdc=true",
+    # Relocatable device code only where samples launch from the device:
+    # it costs others time (conv3x3 5% on an H100, bench/RESULTS.md).
+    rdc = ["-rdc=true"] if name.split("/")[0] in DEVICE_LAUNCH_PASSES else []
+    argv = [nvcc, "-O3", f"-arch={args.arch}", *rdc,
             "-I", ROOT / "samples" / "common", "-I", ROOT / "runtime" / "include",
             "-I", spec["include"], *spec["defines"],
             *shlex.split(args.nvcc_flags),

@@ -21,6 +21,10 @@ std::string systolicAlignedKernelName(const SystolicPlan &Plan) {
   return systolicKernelName(Plan) + "_aligned";
 }
 
+std::string systolicWideKernelName(const SystolicPlan &Plan) {
+  return systolicKernelName(Plan) + "_wide";
+}
+
 std::string systolicLauncherName(const SystolicPlan &Plan) {
   return systolicKernelName(Plan) + "_launch";
 }
@@ -51,7 +55,10 @@ public:
     std::string Out;
     Out += shapeStruct();
     Out += "\n" + kernel();
-    if (Aligned) {
+    if (Aligned && Aligned->WideLanes) {
+      Out += "\n" + wideShapeStruct();
+      Out += "\n" + wideKernel();
+    } else if (Aligned) {
       Out += "\n" + alignedShapeStruct();
       Out += "\n" + alignedKernel();
     }
@@ -157,6 +164,15 @@ private:
                    Chosen.RowsPerThread + Plan.rows() - 1);
   }
 
+  /// The Warps and MinBlocks members of a vector form's shape struct.
+  static std::string blockAndResidency(const SystolicShape &Chosen) {
+    return formatv("  static constexpr int Warps = {0};   // per block\n"
+                   "  static constexpr int MinBlocks = {1}; // resident per "
+                   "SM (~{2} registers per thread)\n",
+                   Chosen.WarpsPerBlock, Chosen.MinBlocksPerSm,
+                   Chosen.EstimatedRegisters);
+  }
+
   std::string shapeStruct() {
     std::string S = shapeOpening(kernelName(), shapeName());
     S += rowsAndCached(Shape);
@@ -238,13 +254,32 @@ private:
                    ShapeName, Name, llvm::join(Params, ", "));
   }
 
-  std::string stageFilter() {
+  std::string stageFilter(bool Transposed = false) {
     if (!Plan.Filter)
       return "";
     const StagedFilter &F = *Plan.Filter;
     int64_t Count = F.Last - F.First + 1;
     std::string Filter = local("filter");
     std::string I = local("k");
+    if (Transposed) {
+      unsigned PerVector = 16 / (Plan.IsDouble ? 8 : 4);
+      unsigned Padded = (Plan.rows() + PerVector - 1) / PerVector * PerVector;
+      std::string M = "(" + I + " / " + std::to_string(Plan.rows()) + ")";
+      std::string N = "(" + I + " % " + std::to_string(Plan.rows()) + ")";
+      return formatv(
+          "  // The filter, shared by the block (seed 002, section 4.6): "
+          "'{0}'[{1}..{2}],\n"
+          "  // a row per filter column, so that a column's weights are read "
+          "as vectors.\n"
+          "  __shared__ __align__(16) {3} {4}[{5}][{6}];\n"
+          "  for (int {7} = threadIdx.x; {7} < {5} * {8}; {7} += "
+          "blockDim.x)\n"
+          "    {4}[{9}][{10}] = {0}[{11}{12}];\n"
+          "  __syncthreads();\n",
+          F.Name, F.First, F.Last, F.ElementType, Filter, Plan.columns(),
+          Padded, I, Plan.rows(), M.substr(1, M.size() - 2),
+          N.substr(1, N.size() - 2), loopIndex(M, N, ""), plus(F.First));
+    }
     return formatv(
         "  // The filter, shared by the block (seed 002, section 4.6): "
         "'{0}'[{1}..{2}].\n"
@@ -388,34 +423,50 @@ private:
 
   /// The partial sums of all P rows, column by column (seed 002, Listing
   /// 1 with the row loop innermost, so that each weight is read once per
-  /// thread rather than once per row); \p Cache(dz) names the registers of
-  /// plane offset dz. With \p OnlyZ, only the taps at that z offset (each
-  /// warp of the 3D exchange form sums its plane's share of each output).
-  std::string sums(const std::function<std::string(int64_t)> &Cache,
-                   const std::string &Indent,
-                   std::optional<int64_t> OnlyZ = std::nullopt) {
-    std::string Sum = local("sum"), I = local("i");
-    std::string S =
-        formatv("{0}{1} {2}[@S::Rows] = {{};\n", Indent, type(), Sum);
-    std::string Shift =
-        formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, {0}[{1}], 1);", Sum, I);
+  /// thread rather than once per row); \p Cache(dz, row) names the cached
+  /// value of a row of plane offset dz. With \p OnlyZ, only the taps at that
+  /// z offset (each warp of the 3D exchange form sums its plane's share of
+  /// each output). With \p Wide, each lane holds PerLane columns
+  /// (sum[i][j], Cache(..) ending in [j]) and sums move a column at a time.
+  std::string
+  sums(const std::function<std::string(int64_t, const std::string &)> &Cache,
+       const std::string &Indent, std::optional<int64_t> OnlyZ = std::nullopt,
+       bool Wide = false) {
+    std::string Sum = local("sum"), I = local("i"), J = local("j");
+    std::string S = formatv("{0}{1} {2}[@S::Rows]{3} = {{};\n", Indent, type(),
+                            Sum, Wide ? "[@S::PerLane]" : "");
+    std::string Target =
+        Wide ? Sum + "[" + I + "][" + J + "]" : Sum + "[" + I + "]";
+    // One fma for each row (and each of the lane's columns).
+    auto EachFma = [&](const std::string &In, const std::string &Weight,
+                       const std::string &Value) {
+      std::string Fma =
+          formatv("{0} = fma({1}, {2}, {0});", Target, Weight, Value);
+      return Wide ? eachPoint(In, Fma) : eachRow(In, Fma);
+    };
     if (Plan.Loop) {
       std::string M = local("m"), N = local("n"), Z = local("dz");
-      std::string Weight = loopWeight();
+      std::string Weight = loopWeight(Wide && transposedFilter());
       std::string In = Indent + "  ";
       S += formatv("{0}#pragma unroll\n"
                    "{0}for (int {1} = 0; {1} < {2}; ++{1}) {{ // Columns "
                    "x{3} .. x{4}.\n"
-                   "{5}if ({1} > 0)\n",
+                   "{5}if ({1} > 0)",
                    Indent, M, Plan.columns(), plus(Plan.Range[0].First),
                    plus(Plan.Range[0].Last), In);
-      S += eachRow(In + "  ", Shift);
-      std::string Cached = Cache(0);
+      S += Wide
+               ? " {\n" + shiftColumns(In + "  ", 1) + In + "}\n"
+               : "\n" + eachRow(In + "  ", formatv("{0}[{1}] = "
+                                                   "__shfl_up_sync(0xffffffffu,"
+                                                   " {0}[{1}], 1);",
+                                                   Sum, I));
+      std::string Row = I + " + " + N;
+      std::string Value = Cache(0, Row);
       if (is3D()) {
         S += formatv("{0}#pragma unroll\n"
                      "{0}for (int {1} = 0; {1} < @S::Window; ++{1}) {{\n",
                      In, Z);
-        Cached = local("window") + "[" + Z + "]";
+        Value = local("window") + "[" + Z + "][" + Row + "]";
         In += "  ";
       }
       std::string W = local("weight");
@@ -423,13 +474,13 @@ private:
                    "{0}for (int {1} = 0; {1} < {2}; ++{1}) {{\n"
                    "{0}  const {3} {4} = {5};\n",
                    In, N, Plan.rows(), type(), W, Weight);
-      S += eachRow(In + "  ",
-                   formatv("{0}[{1}] = fma({2}, {3}[{1} + {4}], {0}[{1}]);",
-                           Sum, I, W, Cached, N));
+      S += EachFma(In + "  ", W, Value);
       S += In + "}\n";
       if (is3D())
         S += Indent + "  }\n";
       S += Indent + "}\n";
+      if (Wide && wideExtraShift())
+        S += shiftColumns(Indent, wideExtraShift());
       return S;
     }
     // Columns with no tap only shift: their shifts merge into the next
@@ -437,6 +488,10 @@ private:
     unsigned Pending = 0;
     bool Started = false;
     auto ShiftBy = [&](unsigned K) {
+      if (Wide) {
+        S += shiftColumns(Indent, K);
+        return;
+      }
       S += formatv("{0}// Pass the partial sums {1} lane{2} up.\n", Indent,
                    K == 1 ? "one" : std::to_string(K), K == 1 ? "" : "s");
       S += eachRow(Indent, formatv("{0}[{1}] = __shfl_up_sync(0xffffffffu, "
@@ -456,23 +511,79 @@ private:
       Pending = 0;
       Started = true;
       S += formatv("{0}// Column x{1}.\n", Indent, plus(X));
-      for (const SystolicTap &T : Plan.Taps) {
-        if (!Here(T))
-          continue;
-        std::string V = formatv("{0}[{1}{2}]", Cache(T.Offset[2]), I,
-                                plus(T.Offset[1] - Plan.Range[1].First));
-        S += eachRow(Indent, formatv("{0}[{1}] = fma({2}, {3}, {0}[{1}]);", Sum,
-                                     I, weight(T), V));
-      }
+      for (const SystolicTap &T : Plan.Taps)
+        if (Here(T))
+          S += EachFma(
+              Indent, weight(T),
+              Cache(T.Offset[2], I + plus(T.Offset[1] - Plan.Range[1].First)));
     }
+    // Wide lanes move the finished sums on to whole output vectors.
+    if (Wide)
+      Pending += wideExtraShift();
     if (Started && Pending)
       ShiftBy(Pending);
     return S;
   }
 
+  /// Wide lanes: columns the sums move after the last filter column, so
+  /// that column c holds the point c - RightPad (RightPad - max dx).
+  unsigned wideExtraShift() const {
+    return unsigned(
+        int64_t(wideRightPad(Plan.Geometry, Aligned->ColumnsPerLane)) -
+        Plan.Range[0].Last);
+  }
+
+  /// Wide lanes: moves every partial sum \p K columns right, within the
+  /// lane by register and from the lane below by shuffle, one column at a
+  /// time.
+  std::string shiftColumns(const std::string &Indent, unsigned K) {
+    std::string Sum = local("sum"), I = local("i"), J = local("j");
+    std::string Up = local("fromLane");
+    std::string S = formatv(
+        "{0}// Pass the partial sums {1} column{2} on: within the lane, and "
+        "from the lane below.\n",
+        Indent, K == 1 ? "one" : std::to_string(K), K == 1 ? "" : "s");
+    std::string In = Indent;
+    if (K > 1) {
+      S += formatv("{0}#pragma unroll\n"
+                   "{0}for (int {1} = 0; {1} < {2}; ++{1})\n",
+                   Indent, local("k"), K);
+      In += "  ";
+    }
+    S += formatv("{0}#pragma unroll\n"
+                 "{0}for (int {1} = 0; {1} < @S::Rows; ++{1}) {{\n"
+                 "{0}  const {2} {3} = __shfl_up_sync(0xffffffffu, "
+                 "{4}[{1}][@S::PerLane - 1], 1);\n"
+                 "{0}  #pragma unroll\n"
+                 "{0}  for (int {5} = @S::PerLane - 1; {5} > 0; --{5})\n"
+                 "{0}    {4}[{1}][{5}] = {4}[{1}][{5} - 1];\n"
+                 "{0}  {4}[{1}][0] = {3};\n"
+                 "{0}}\n",
+                 In, I, type(), Up, Sum, J);
+    return S;
+  }
+
   /// The weight of tap (m, n[, dz]) of a filter loop (offsets from the
   /// first), naming the staged filter.
-  std::string loopWeight() {
+  std::string loopWeight(bool Transposed = false) {
+    const FilterLoop &L = *Plan.Loop;
+    bool Staged = L.Source == StagedFilterToken;
+    std::string Weight =
+        Transposed
+            ? local("filter") + "[" + local("m") + "][" + local("n") + "]"
+            : (Staged ? local("filter") : L.Source) + "[" +
+                  loopIndex(local("m"), local("n"), local("dz")) + "]";
+    if (!Staged)
+      Weight = type() + "(" + Weight + ")";
+    if (L.Scale != 1.0)
+      Weight = exactLiteral(L.Scale, !Plan.IsDouble) + " * " + Weight;
+    return Weight;
+  }
+
+  /// The index of filter loop tap (m, n[, dz]) (offsets from the first) in
+  /// the loop's source (from the first staged element, when staged).
+  std::string loopIndex(const std::string &M, const std::string &N,
+                        const std::string &DZ) {
     const FilterLoop &L = *Plan.Loop;
     std::string Index = std::to_string(L.Base);
     auto Term = [&](unsigned D, const std::string &Var, int64_t First) {
@@ -480,18 +591,20 @@ private:
         return;
       Index += formatv(" + {0} * ({1}{2})", L.Stride[D], Var, plus(First));
     };
-    Term(0, local("m"), Plan.Range[0].First);
-    Term(1, local("n"), Plan.Range[1].First);
+    Term(0, M, Plan.Range[0].First);
+    Term(1, N, Plan.Range[1].First);
     if (is3D())
-      Term(2, local("dz"), Plan.Range[2].First);
-    bool Staged = L.Source == StagedFilterToken;
-    std::string Weight =
-        (Staged ? local("filter") : L.Source) + "[" + Index + "]";
-    if (!Staged)
-      Weight = type() + "(" + Weight + ")";
-    if (L.Scale != 1.0)
-      Weight = exactLiteral(L.Scale, !Plan.IsDouble) + " * " + Weight;
-    return Weight;
+      Term(2, DZ, Plan.Range[2].First);
+    return Index;
+  }
+
+  /// Wide lanes stage a filter loop's weights column by column (the
+  /// transpose), each column padded to whole 16-byte vectors, so that a
+  /// column's weights are read with vector loads (2d121pt on an H200:
+  /// 0.516 ms against 0.575, bench/experiments/systolic_wide_lanes.cu).
+  bool transposedFilter() const {
+    return Plan.Loop && Plan.Filter && Plan.Loop->Source == StagedFilterToken &&
+           !is3D();
   }
 
   /// The tap's weight, naming the staged filter.
@@ -575,7 +688,9 @@ private:
     std::string S = rowLoopHead();
     S += formatv("    {0} {1}[@S::Cached];\n", type(), V);
     S += loadRows(V, "", "    ");
-    S += sums([&](int64_t) { return V; }, "    ");
+    S += sums(
+        [&](int64_t, const std::string &Row) { return V + "[" + Row + "]"; },
+        "    ");
     S += store("", "    ");
     S += "  }\n";
     return S;
@@ -712,8 +827,9 @@ private:
                    "          ");
     S += "        }\n";
     S += sums(
-        [&](int64_t DZ) {
-          return W + "[" + std::to_string(DZ - Plan.Range[2].First) + "]";
+        [&](int64_t DZ, const std::string &Row) {
+          return W + "[" + std::to_string(DZ - Plan.Range[2].First) + "][" +
+                 Row + "]";
         },
         "        ");
     S += store(Z, "        ");
@@ -768,7 +884,9 @@ private:
         continue;
       S += formatv("      {{ // The taps at z offset {0}{1}.\n",
                    DZ > 0 ? "+" : "", DZ);
-      S += sums([&](int64_t) { return Cache; }, "        ", DZ);
+      S += sums([&](int64_t,
+                    const std::string &Row) { return Cache + "[" + Row + "]"; },
+                "        ", DZ);
       S += eachRow("        ",
                    formatv("{0}[{1}][{2}][{3}][{4}] = {5}[{3}];", Exchange,
                            DZ - Plan.Range[2].First, Warp, I, Lane, Sum));
@@ -795,11 +913,14 @@ private:
     return S;
   }
 
-  //===-- The aligned form (chooseAlignedShape) ---------------------------===//
+  //===-- The aligned form (chooseVectorShape) ----------------------------===//
 
-  std::string alignedShapeName() const {
-    return systolicAlignedKernelName(Plan) + "_shape";
+  /// The vector form's kernel (aligned rows or wide lanes) and shape.
+  std::string vectorKernelName() const {
+    return Aligned->WideLanes ? systolicWideKernelName(Plan)
+                              : systolicAlignedKernelName(Plan);
   }
+  std::string alignedShapeName() const { return vectorKernelName() + "_shape"; }
   /// The lane's columns as a vector type: 16 or 8 bytes.
   std::string vectorType() const {
     return (Plan.IsDouble ? "double" : "float") +
@@ -808,17 +929,35 @@ private:
   unsigned left() const { return Plan.Geometry.Left; }
   unsigned right() const { return Plan.Geometry.Right; }
 
-  std::string alignedShapeStruct() {
-    const SystolicShape &A = *Aligned;
-    std::string S =
-        shapeOpening(systolicAlignedKernelName(Plan), alignedShapeName());
+  /// The end of a vector form kernel's comment: why its loads are exact.
+  std::string vectorLoadNote() const {
+    return formatv(
+        "// A vector is loaded when the original reads one of its elements: "
+        "aligned,\n"
+        "// it lies in the same 16-byte block as that element, so it cannot "
+        "fault,\n"
+        "// and its other elements feed no point that is written. It writes "
+        "exactly\n"
+        "// the points {0} writes, with the same weights (summed in another "
+        "order).\n",
+        Plan.Kernel->getNameAsString());
+  }
+
+  /// A vector form's shape struct up to its Rows and Cached members.
+  std::string vectorShapeOpening() {
+    std::string S = shapeOpening(vectorKernelName(), alignedShapeName());
     S += formatv("  using Vector = {0}; // PerLane elements: one load or "
                  "store\n",
                  vectorType());
     S += formatv("  static constexpr int PerLane = {0}; // V: consecutive "
                  "columns per lane\n",
-                 A.ColumnsPerLane);
-    S += rowsAndCached(A);
+                 Aligned->ColumnsPerLane);
+    return S + rowsAndCached(*Aligned);
+  }
+
+  std::string alignedShapeStruct() {
+    const SystolicShape &A = *Aligned;
+    std::string S = vectorShapeOpening();
     S += formatv("  static constexpr int Left = {0}, Right = {1}; // columns "
                  "the taps reach beyond a lane's\n",
                  left(), right());
@@ -826,12 +965,7 @@ private:
          "a cached row\n";
     S += "  static constexpr int Columns = 32 * PerLane; // output columns per "
          "warp\n";
-    S += formatv("  static constexpr int Warps = {0};   // per block\n",
-                 A.WarpsPerBlock);
-    S += formatv("  static constexpr int MinBlocks = {0}; // resident per "
-                 "SM (~{1} registers per thread)\n",
-                 A.MinBlocksPerSm, A.EstimatedRegisters);
-    S += "};\n";
+    S += blockAndResidency(A) + "};\n";
     return S;
   }
 
@@ -849,17 +983,10 @@ private:
         "the\n"
         "// neighbour lanes (__shfl_up/down_sync), or are loaded by the "
         "warp's edge\n"
-        "// lanes. A vector is loaded when the original reads one of its "
-        "elements:\n"
-        "// aligned, it lies in the same 16-byte block as that element, so "
-        "it cannot\n"
-        "// fault, and its other elements feed no point that is written. It "
-        "writes\n"
-        "// exactly the points {1} writes, with the same weights (summed in "
-        "another\n"
-        "// order).\n",
+        "// lanes.\n",
         systolicAlignedKernelName(Plan), Plan.Kernel->getNameAsString(),
         Summary, Plan.Input.Array->getNameAsString());
+    K += vectorLoadNote();
     K += kernelHead(systolicAlignedKernelName(Plan), alignedShapeName());
     K += stageFilter();
     K += box();
@@ -886,28 +1013,135 @@ private:
     return K;
   }
 
+  //===-- The wide-lane form (chooseVectorShape) --------------------------===//
+
+  std::string wideShapeStruct() {
+    const SystolicShape &A = *Aligned;
+    std::string S = vectorShapeOpening();
+    S += formatv("  static constexpr int LeftPad = {0}; // columns loaded "
+                 "left of a warp's outputs (whole vectors)\n",
+                 wideLeftPad(Plan.Geometry, A.ColumnsPerLane));
+    S += formatv("  static constexpr int RightPad = {0}; // columns loaded "
+                 "right of them (whole vectors)\n",
+                 wideRightPad(Plan.Geometry, A.ColumnsPerLane));
+    S += "  static constexpr int Columns = 32 * PerLane - LeftPad - RightPad; "
+         "// output columns per warp\n";
+    S += blockAndResidency(A) + "};\n";
+    return S;
+  }
+
+  std::string wideKernel() {
+    std::string K = formatv(
+        "// {0}: {1} rewritten by cuda-rewrite as a software systolic array "
+        "with\n"
+        "// wide lanes (SSAM's, seed 002, with PerLane columns per lane). "
+        "{2}.\n"
+        "// Each lane keeps PerLane consecutive columns of Cached rows of "
+        "'{3}' in\n"
+        "// registers, one Vector load per row. For each filter column, a "
+        "lane adds\n"
+        "// that column's taps to the partial sums of its columns, then the "
+        "sums move\n"
+        "// one column on: within the lane by register, from the lane below "
+        "by\n"
+        "// __shfl_up_sync. After the last filter column they move on to "
+        "whole\n"
+        "// vectors: column c ends with the point c - RightPad.\n"
+        "",
+        vectorKernelName(), Plan.Kernel->getNameAsString(), Summary,
+        Plan.Input.Array->getNameAsString());
+    K += vectorLoadNote();
+    K += kernelHead(vectorKernelName(), alignedShapeName());
+    K += stageFilter(transposedFilter());
+    K += box();
+    K += warpTile();
+    K += formatv("  const {0} {1} = {2} - @S::LeftPad + @S::PerLane * {3}; // "
+                 "The first of this lane's columns.\n",
+                 index(), local("col"), local("tileX"), local("lane"));
+    K += columnFlags("one of this lane's columns", [&](const TapRun &R) {
+      return formatv("({0} < {1}{2} && {0} + @S::PerLane > {3}{4})",
+                     local("col"), end(0), plus(R.Last), begin(0),
+                     plus(R.First))
+          .str();
+    });
+    K += rowLoopHead();
+    K += alignedLoads(/*Wide=*/true);
+    std::string Cache = local("cache"), J = local("j");
+    K += sums(
+        [&](int64_t, const std::string &Row) {
+          return Cache + "[" + Row + "][" + J + "]";
+        },
+        "    ", std::nullopt, /*Wide=*/true);
+    K += wideStore();
+    K += "  }\n}\n";
+    return K;
+  }
+
+  /// Stores what the original writes of the warp's Columns output columns:
+  /// a lane's PerLane points as one vector where it writes them all.
+  std::string wideStore() {
+    std::string OutX = local("outX"), OutY = local("outY"), I = local("i");
+    std::string J = local("j"), TileX = local("tileX"), Sum = local("sum");
+    std::string Writes = local("writes"), WritesAll = local("writesAll");
+    std::vector<std::string> Parts;
+    for (unsigned K = 0; K != Aligned->ColumnsPerLane; ++K)
+      Parts.push_back(formatv("{0}[{1}][{2}]", Sum, I, K));
+    return formatv(
+        "    // The lane's sums are the points {0} .. {0} + PerLane - 1.\n"
+        "    const {1} {0} = {2} - @S::RightPad;\n"
+        "    auto {3} = [&](int {4}) {{ // whether this lane writes point "
+        "{0} + {4}\n"
+        "      return {0} + {4} >= {5} && {0} + {4} < {5} + @S::Columns &&\n"
+        "             {0} + {4} >= {6} && {0} + {4} < {7};\n"
+        "    };\n"
+        "    const bool {8} = {3}(0) && {3}(@S::PerLane - 1);\n"
+        "    #pragma unroll\n"
+        "    for (int {9} = 0; {9} < @S::Rows; ++{9}) {{\n"
+        "      const {1} {10} = {11} + {9};\n"
+        "      if ({10} < {12} || {10} >= {13})\n"
+        "        continue;\n"
+        "      if ({8}) {{\n"
+        "        *reinterpret_cast<@S::Vector *>(&{14}) =\n"
+        "            @S::Vector{{{15}};\n"
+        "      } else {{\n"
+        "        #pragma unroll\n"
+        "        for (int {4} = 0; {4} < @S::PerLane; ++{4})\n"
+        "          if ({3}({4}))\n"
+        "            {16} = {17}[{9}][{4}];\n"
+        "      }\n"
+        "    }\n",
+        OutX, index(), local("col"), Writes, J, TileX, begin(0), end(0),
+        WritesAll, I, OutY, local("tileY"), begin(1), end(1),
+        Plan.Output.element({OutX, OutY, ""}), llvm::join(Parts, ", "),
+        Plan.Output.element({OutX + " + " + J, OutY, ""}), Sum);
+  }
+
   /// Each cached row's PerLane columns, one vector load.
-  std::string alignedLoads() {
+  std::string alignedLoads(bool Wide = false) {
     static const char *const Component = "xyzw";
     std::string V = local("cache"), C = local("c"), Row = local("row");
     std::string Vec = local("v");
+    std::string Head =
+        Wide ? "    // {0}[c][k]: column {1} + k of row {2} + c{3}.\n"
+               "    {4} {0}[@S::Cached][@S::PerLane];\n"
+             : "    // {0}[c][Left + k]: column {1} + k of row {2} + c{3}; the "
+               "Left columns\n"
+               "    // before and the Right after them are the taps' reach.\n"
+               "    {4} {0}[@S::Cached][@S::Span];\n";
     std::string S = formatv(
-        "    // {0}[c][Left + k]: column {1} + k of row {2} + c{3}; the Left "
-        "columns\n"
-        "    // before and the Right after them are the taps' reach.\n"
-        "    {4} {0}[@S::Cached][@S::Span];\n"
-        "    #pragma unroll\n"
-        "    for (int {5} = 0; {5} < @S::Cached; ++{5}) {{\n"
-        "      const {6} {7} = {2} + {5}{3};\n"
-        "      @S::Vector {8} = {{};\n"
-        "      if ({9})\n"
-        "        {8} = *reinterpret_cast<const @S::Vector *>(&{10});\n",
+        (Head + "    #pragma unroll\n"
+                "    for (int {5} = 0; {5} < @S::Cached; ++{5}) {{\n"
+                "      const {6} {7} = {2} + {5}{3};\n"
+                "      @S::Vector {8} = {{};\n"
+                "      if ({9})\n"
+                "        {8} = *reinterpret_cast<const @S::Vector *>(&{10});\n")
+            .c_str(),
         V, local("col"), local("tileY"), plus(Plan.Range[1].First), type(), C,
         index(), Row, Vec, needed(Row, "", "          "),
         Plan.Input.element({local("col"), Row, ""}));
     for (unsigned K = 0; K != Aligned->ColumnsPerLane; ++K)
-      S += formatv("      {0}[{1}][@S::Left + {2}] = {3}.{4};\n", V, C, K, Vec,
-                   Component[K]);
+      S += formatv("      {0}[{1}][{5}{2}] = {3}.{4};\n", V, C, K, Vec,
+                   Component[K], Wide ? "" : "@S::Left + ");
     S += "    }\n";
     return S;
   }
@@ -1161,16 +1395,16 @@ private:
         for (const char *Row : {"0", "1"})
           Rows.push_back("(size_t)&" + A->element({"0", Row, ""}));
       std::string AlignedShape = local("Aligned");
-      S += formatv("  // The aligned kernel moves whole vectors: it runs where "
+      S += formatv("  // The {5} kernel moves whole vectors: it runs where "
                    "every row of\n"
                    "  // '{0}' and '{1}' starts on a vector boundary.\n"
                    "  using {2} = {3};\n"
                    "  if ((({4}) % sizeof({2}::Vector)) == 0) {{\n",
                    Plan.Input.Array->getNameAsString(),
                    Plan.Output.Array->getNameAsString(), AlignedShape,
-                   alignedShapeName(), llvm::join(Rows, " |\n       "));
-      S += launch(systolicAlignedKernelName(Plan), AlignedShape, CallArgs,
-                  Stream, "    ");
+                   alignedShapeName(), llvm::join(Rows, " |\n       "),
+                   Aligned->WideLanes ? "wide-lane" : "aligned");
+      S += launch(vectorKernelName(), AlignedShape, CallArgs, Stream, "    ");
       S += "    return;\n  }\n";
     }
     S += launch(kernelName(), "@S", CallArgs, Stream, "  ");

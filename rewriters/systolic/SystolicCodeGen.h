@@ -7,10 +7,12 @@
 //    registers, sums each column of taps and shifts the partial sum one lane
 //    up (seed 002, Listings 1 and 2); in 3D the window holds a plane per z
 //    offset and the warp streams along z, rotating planes through it;
-//  - with an aligned shape (chooseAlignedShape), also
-//    `K_systolic_aligned_shape` and `K_systolic_aligned(...)`: each lane
-//    keeps V consecutive columns of C rows, one vector load per row, and
-//    takes the columns its taps reach beyond them from its neighbours;
+//  - with a vector shape (chooseVectorShape), also its shape struct and
+//    `K_systolic_aligned(...)`: each lane keeps V consecutive columns of C
+//    rows, one vector load per row, and takes the columns its taps reach
+//    beyond them from its neighbours; or `K_systolic_wide(...)`: overlapped
+//    blocking with V columns per lane, partial sums passed a column at a
+//    time;
 //  - `void K_systolic_launch(grid, block, sharedBytes, stream, ...)`: what
 //    a launch `K<<<grid, block, sharedBytes, stream>>>(...)` becomes; it
 //    runs the aligned kernel where the arrays' rows are aligned.
@@ -28,6 +30,7 @@ namespace cuda_rewrite {
 
 std::string systolicKernelName(const SystolicPlan &Plan);
 std::string systolicAlignedKernelName(const SystolicPlan &Plan);
+std::string systolicWideKernelName(const SystolicPlan &Plan);
 std::string systolicLauncherName(const SystolicPlan &Plan);
 
 /// The shape struct, the kernel and the launcher, in that order.

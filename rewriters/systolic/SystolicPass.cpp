@@ -48,7 +48,7 @@ public:
     SystolicShape Shape =
         chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block, Z);
     std::optional<SystolicShape> Aligned =
-        chooseAlignedShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
+        chooseVectorShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
     std::string Summary = describeOffsets(*Analysis.Shape);
     std::string Code = generateSystolicCode(Plan, Shape, Aligned, Summary);
     const FunctionDecl *Def = Kernel->getDefinition();
@@ -64,8 +64,9 @@ public:
         C.Loc, PassId::Systolic,
         llvm::formatv("'{0}' runs as {1} ({2}; {3} launch{4} rewritten): {5}",
                       Kernel->getNameAsString(),
-                      Aligned ? systolicAlignedKernelName(Plan)
-                              : systolicKernelName(Plan),
+                      !Aligned             ? systolicKernelName(Plan)
+                      : Aligned->WideLanes ? systolicWideKernelName(Plan)
+                                           : systolicAlignedKernelName(Plan),
                       Summary, Sites.size(), Sites.size() == 1 ? "" : "es",
                       Aligned ? Aligned->Why + "; overlapped form: " + Shape.Why
                               : Shape.Why));
@@ -160,13 +161,12 @@ private:
              " (columns per lane: a " + Plan.ElementType +
              " vector of at most 16 bytes)";
     if (Vector && *Vector > 1 &&
-        !chooseAlignedShape(Plan.Geometry, GpuSpec(), P, Block, Vector))
+        !chooseVectorShape(Plan.Geometry, GpuSpec(), P, Block, Vector))
       return "vector(" + std::to_string(*Vector) +
-             ") asks for aligned rows, which need a 2D stencil that reaches "
-             "at most " +
-             std::to_string(MaxAlignedReach) +
-             " columns to either side and reads and writes parameter "
-             "arrays with unit x stride";
+             ") asks for a vector form, which needs a 2D stencil that reads "
+             "and writes parameter arrays with unit x stride and leaves a "
+             "warp of " +
+             std::to_string(*Vector) + "-column lanes output columns";
     if (P && (*P < 1 || *P > 64))
       return "p(" + std::to_string(*P) + ") is outside 1..64";
     if (Block && (*Block % 32 || *Block < 32 || *Block > 1024))

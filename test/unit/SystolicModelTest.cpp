@@ -274,8 +274,11 @@ TEST(SystolicModelTest, WhyNamesPAndTheHalo) {
 }
 
 //===----------------------------------------------------------------------===//
-// The aligned form: where it measured faster, V = 16 bytes of elements and
-// P = 16 / V within the budget; vector(..) overrides.
+// The vector forms (chooseVectorShape), 2D on contiguous rows only. Aligned
+// rows where they measured faster (reach of one column and up to seven rows,
+// or stars of up to three rows reaching two): V = 16 bytes of elements and
+// P = 4 or 8 within twice the budget. Wide lanes for every other filter.
+// vector(..) sets V, vector(1) asks for the overlapped form.
 //===----------------------------------------------------------------------===//
 
 /// A star of M columns and N rows (taps off the centre column in one row),
@@ -290,15 +293,26 @@ SystolicGeometry star(unsigned Columns, unsigned Rows,
   return G;
 }
 
+/// A full box of M columns and N rows centred on the point, on contiguous
+/// parameter arrays.
+SystolicGeometry box(unsigned Columns, unsigned Rows,
+                     unsigned ElementBytes = 4) {
+  SystolicGeometry G = geometry(Columns, Rows, 1, ElementBytes);
+  G.Left = G.Right = (Columns - 1) / 2;
+  G.ContiguousRows = true;
+  return G;
+}
+
 std::optional<SystolicShape> aligned(const SystolicGeometry &G,
                                      std::optional<unsigned> Vector = {},
                                      std::optional<unsigned> P = {}) {
-  return chooseAlignedShape(G, h100(), P, std::nullopt, Vector);
+  return chooseVectorShape(G, h100(), P, std::nullopt, Vector);
 }
 
 TEST(SystolicModelTest, AlignedFormForThreeRowStars) {
   std::optional<SystolicShape> F = aligned(star(3, 3));
   ASSERT_TRUE(F);
+  EXPECT_FALSE(F->WideLanes);
   EXPECT_EQ(F->ColumnsPerLane, 4u); // float4
   EXPECT_EQ(F->RowsPerThread, 4u);  // 16 points a thread
   EXPECT_EQ(F->EstimatedRegisters, alignedRegisters(star(3, 3), 4, 4));
@@ -306,52 +320,306 @@ TEST(SystolicModelTest, AlignedFormForThreeRowStars) {
   EXPECT_DOUBLE_EQ(F->HaloRatio, 2.0 / 6.0); // two of six rows
   std::optional<SystolicShape> D = aligned(star(3, 3, 8));
   ASSERT_TRUE(D);
+  EXPECT_FALSE(D->WideLanes);
   EXPECT_EQ(D->ColumnsPerLane, 2u); // double2
   EXPECT_EQ(D->RowsPerThread, 4u);
   // A 5-wide star of three rows reaches two columns: still aligned.
-  EXPECT_TRUE(aligned(star(5, 3)));
+  std::optional<SystolicShape> Five = aligned(star(5, 3));
+  ASSERT_TRUE(Five);
+  EXPECT_FALSE(Five->WideLanes);
 }
 
 TEST(SystolicModelTest, AlignedFormOnlyWhereItMeasuredFaster) {
   // Filters one column wide either side, up to seven rows: aligned, with
   // P = 8 beyond three rows.
-  SystolicGeometry Box = star(3, 3);
-  Box.SideTapsInOneRow = false;
-  EXPECT_EQ(aligned(Box)->RowsPerThread, 4u);
-  SystolicGeometry Tall = star(3, 7);
-  Tall.SideTapsInOneRow = false;
-  EXPECT_EQ(aligned(Tall)->RowsPerThread, 8u);
-  SystolicGeometry Taller = star(3, 9);
-  Taller.SideTapsInOneRow = false;
-  EXPECT_FALSE(aligned(Taller));
-  // Reaching two columns: only stars of up to three rows. The five-row
-  // star (2d9pt) and the 5x5 box keep the overlapped form, unless
-  // vector(..) asks.
-  EXPECT_FALSE(aligned(star(5, 5)));
-  SystolicGeometry WideBox = star(5, 5);
-  WideBox.SideTapsInOneRow = false;
-  EXPECT_FALSE(aligned(WideBox));
-  std::optional<SystolicShape> Forced = aligned(WideBox, 2u);
+  std::optional<SystolicShape> Box = aligned(box(3, 3));
+  ASSERT_TRUE(Box);
+  EXPECT_FALSE(Box->WideLanes);
+  EXPECT_EQ(Box->RowsPerThread, 4u);
+  std::optional<SystolicShape> Tall = aligned(box(3, 7));
+  ASSERT_TRUE(Tall);
+  EXPECT_FALSE(Tall->WideLanes);
+  EXPECT_EQ(Tall->RowsPerThread, 8u);
+  // Nine rows: wide lanes.
+  std::optional<SystolicShape> Taller = aligned(box(3, 9));
+  ASSERT_TRUE(Taller);
+  EXPECT_TRUE(Taller->WideLanes);
+  EXPECT_EQ(Taller->ColumnsPerLane, 4u);
+  EXPECT_EQ(Taller->RowsPerThread, 4u);
+  // Reaching two columns: aligned rows only for stars of up to three rows.
+  // The five-row star (2d9pt) and the 5x5 box get wide lanes, also when
+  // vector(..) asks: it sets V, not the form.
+  std::optional<SystolicShape> Star5 = aligned(star(5, 5));
+  ASSERT_TRUE(Star5);
+  EXPECT_TRUE(Star5->WideLanes);
+  std::optional<SystolicShape> WideBox = aligned(box(5, 5));
+  ASSERT_TRUE(WideBox);
+  EXPECT_TRUE(WideBox->WideLanes);
+  std::optional<SystolicShape> Forced = aligned(box(5, 5), 2u);
   ASSERT_TRUE(Forced);
+  EXPECT_TRUE(Forced->WideLanes);
   EXPECT_EQ(Forced->ColumnsPerLane, 2u);
-  EXPECT_EQ(Forced->RowsPerThread, 8u);
+  EXPECT_EQ(Forced->RowsPerThread, 4u);
+  // Where aligned rows apply, vector(..) sets their V.
+  std::optional<SystolicShape> Narrow = aligned(star(3, 3), 2u);
+  ASSERT_TRUE(Narrow);
+  EXPECT_FALSE(Narrow->WideLanes);
+  EXPECT_EQ(Narrow->ColumnsPerLane, 2u);
+  EXPECT_NE(Narrow->Why.find("aligned rows: each lane keeps 2 consecutive "
+                             "columns (vector(..) as given)"),
+            std::string::npos)
+      << Narrow->Why;
   // vector(1) is the overlapped form; p(..) is taken as given.
   EXPECT_FALSE(aligned(star(3, 3), 1u));
   EXPECT_EQ(aligned(star(3, 3), std::nullopt, 16u)->RowsPerThread, 16u);
 }
 
-TEST(SystolicModelTest, AlignedFormNeedsContiguousRowsAndShortReach) {
+TEST(SystolicModelTest, VectorFormsNeedContiguousRowsIn2D) {
   SystolicGeometry Strided = star(3, 3);
   Strided.ContiguousRows = false;
   EXPECT_FALSE(aligned(Strided));
   EXPECT_FALSE(aligned(Strided, 4u));
-  // Three columns either side: not even when asked.
-  EXPECT_FALSE(aligned(star(7, 3)));
-  EXPECT_FALSE(aligned(star(7, 3), 4u));
-  // No 3D form.
+  SystolicGeometry StridedBox = box(11, 11);
+  StridedBox.ContiguousRows = false;
+  EXPECT_FALSE(aligned(StridedBox));
+  EXPECT_FALSE(aligned(StridedBox, 2u));
+  // Three columns either side: wide lanes, not aligned rows, even when
+  // vector(..) asks.
+  std::optional<SystolicShape> Reach3 = aligned(star(7, 3));
+  ASSERT_TRUE(Reach3);
+  EXPECT_TRUE(Reach3->WideLanes);
+  std::optional<SystolicShape> Reach3Forced = aligned(star(7, 3), 4u);
+  ASSERT_TRUE(Reach3Forced);
+  EXPECT_TRUE(Reach3Forced->WideLanes);
+  EXPECT_EQ(Reach3Forced->ColumnsPerLane, 4u);
+  // No 3D form, narrow or wide.
   SystolicGeometry Cube = star(3, 3);
   Cube.Planes = 3;
+  EXPECT_FALSE(aligned(Cube));
   EXPECT_FALSE(aligned(Cube, 4u));
+  SystolicGeometry WideCube = box(11, 11);
+  WideCube.Planes = 3;
+  EXPECT_FALSE(aligned(WideCube));
+  EXPECT_FALSE(aligned(WideCube, 2u));
+}
+
+//===----------------------------------------------------------------------===//
+// Wide lanes: V = 16 bytes of elements (halved while a warp writes nothing),
+// Left and Right rounded up to whole vectors, 32 V less both written per
+// warp; P = 4, or 8 for stars of up to 5 rows.
+//===----------------------------------------------------------------------===//
+
+TEST(SystolicModelTest, WideLanePadsAndColumns) {
+  // Radius 5 (11x11): 5 columns rounded up to 8 (float4) or 6 (double2).
+  SystolicGeometry F = box(11, 11), D = box(11, 11, 8);
+  EXPECT_EQ(wideLeftPad(F, 4), 8u);
+  EXPECT_EQ(wideRightPad(F, 4), 8u);
+  EXPECT_EQ(wideColumns(F, 4), 112u);
+  EXPECT_EQ(wideLeftPad(D, 2), 6u);
+  EXPECT_EQ(wideRightPad(D, 2), 6u);
+  EXPECT_EQ(wideColumns(D, 2), 52u);
+  // Radius 2 star: 4 either side.
+  SystolicGeometry S = star(5, 5);
+  EXPECT_EQ(wideLeftPad(S, 4), 4u);
+  EXPECT_EQ(wideRightPad(S, 4), 4u);
+  EXPECT_EQ(wideColumns(S, 4), 120u);
+  EXPECT_EQ(wideColumns(S, 2), 60u);
+  // Taps at x .. x + 4: nothing on the left.
+  SystolicGeometry Right = box(5, 5);
+  Right.Left = 0;
+  Right.Right = 4;
+  EXPECT_EQ(wideLeftPad(Right, 4), 0u);
+  EXPECT_EQ(wideRightPad(Right, 4), 4u);
+  EXPECT_EQ(wideColumns(Right, 4), 124u);
+  EXPECT_EQ(wideLeftPad(Right, 2), 0u);
+  EXPECT_EQ(wideRightPad(Right, 2), 4u);
+  EXPECT_EQ(wideColumns(Right, 2), 60u);
+  // Taps at x - 3 .. x: one vector on the left, none on the right.
+  SystolicGeometry LeftOnly = box(4, 5);
+  LeftOnly.Left = 3;
+  LeftOnly.Right = 0;
+  EXPECT_EQ(wideLeftPad(LeftOnly, 4), 4u);
+  EXPECT_EQ(wideRightPad(LeftOnly, 4), 0u);
+  EXPECT_EQ(wideColumns(LeftOnly, 4), 124u);
+  // One column: no pads.
+  SystolicGeometry Column = box(1, 9);
+  EXPECT_EQ(wideColumns(Column, 4), 128u);
+  // Reaching a whole window: nothing is written.
+  SystolicGeometry Huge = box(129, 3);
+  EXPECT_EQ(wideLeftPad(Huge, 4), 64u);
+  EXPECT_EQ(wideColumns(Huge, 4), 0u);
+  EXPECT_EQ(wideColumns(Huge, 2), 0u);
+}
+
+TEST(SystolicModelTest, WideLanesTakeSixteenBytesPerLane) {
+  // The 11x11 filter loop (2d121pt): float4, P = 4, 14 cached rows; the
+  // filter loop holds one filter column's 11 weights (12, whole vectors).
+  SystolicGeometry G = box(11, 11);
+  G.FilterLoop = true;
+  G.WeightsInRegisters = true;
+  std::optional<SystolicShape> F = aligned(G);
+  ASSERT_TRUE(F);
+  EXPECT_TRUE(F->WideLanes);
+  EXPECT_EQ(F->ColumnsPerLane, 4u);
+  EXPECT_EQ(F->RowsPerThread, 4u);
+  EXPECT_EQ(F->WarpsPerBlock, 4u);
+  EXPECT_EQ(F->RegisterBudget, 64u);
+  // (14 + 4) x 4 values, 16 overhead, 12 weights.
+  EXPECT_EQ(F->EstimatedRegisters, 100u);
+  EXPECT_EQ(F->MinBlocksPerSm, 4u);
+  EXPECT_EQ(F->MinBlocksPerSm, residentBlocks(F->EstimatedRegisters, 128));
+  // 112 of 128 columns in 4 of 14 rows.
+  EXPECT_DOUBLE_EQ(F->HaloRatio, (128.0 * 14 - 112.0 * 4) / (128.0 * 14));
+  EXPECT_NE(F->Why.find("wide lanes: each lane keeps 4 consecutive columns "
+                        "of 14 rows (one 16-byte load per row)"),
+            std::string::npos)
+      << F->Why;
+  EXPECT_NE(F->Why.find("a warp writes 112 of its 128 columns and shuffles "
+                        "once per 4 points; P = 4 (the best of a sweep on an "
+                        "H200)"),
+            std::string::npos)
+      << F->Why;
+  EXPECT_NE(F->Why.find("the overlapped form runs where the arrays' rows are "
+                        "not 16-byte aligned"),
+            std::string::npos)
+      << F->Why;
+  // Weights that are instruction operands add nothing.
+  std::optional<SystolicShape> Literal = aligned(box(11, 11));
+  ASSERT_TRUE(Literal);
+  EXPECT_EQ(Literal->EstimatedRegisters, 88u);
+  EXPECT_EQ(Literal->EstimatedRegisters, alignedRegisters(box(11, 11), 4, 4));
+  // Double: double2, two registers a value.
+  SystolicGeometry GD = box(11, 11, 8);
+  GD.FilterLoop = true;
+  GD.WeightsInRegisters = true;
+  std::optional<SystolicShape> D = aligned(GD);
+  ASSERT_TRUE(D);
+  EXPECT_TRUE(D->WideLanes);
+  EXPECT_EQ(D->ColumnsPerLane, 2u);
+  EXPECT_EQ(D->RowsPerThread, 4u);
+  // (14 + 4) x 2 x 2, 16 overhead, 12 weights x 2.
+  EXPECT_EQ(D->EstimatedRegisters, 112u);
+  EXPECT_NE(D->Why.find("2 consecutive columns of 14 rows (one 16-byte load "
+                        "per row)"),
+            std::string::npos)
+      << D->Why;
+  EXPECT_NE(D->Why.find("a warp writes 52 of its 64 columns"),
+            std::string::npos)
+      << D->Why;
+}
+
+TEST(SystolicModelTest, WideLaneRows) {
+  // P = 4 for boxes and for stars of more than 5 rows.
+  EXPECT_EQ(aligned(box(5, 5))->RowsPerThread, 4u);
+  EXPECT_EQ(aligned(box(3, 15))->RowsPerThread, 4u);
+  EXPECT_EQ(aligned(star(5, 7))->RowsPerThread, 4u);
+  // P = 8 for stars of up to 5 rows (2d9pt), however far they reach.
+  std::optional<SystolicShape> Star = aligned(star(5, 5));
+  ASSERT_TRUE(Star);
+  EXPECT_TRUE(Star->WideLanes);
+  EXPECT_EQ(Star->RowsPerThread, 8u);
+  EXPECT_NE(Star->Why.find("of 12 rows"), std::string::npos) << Star->Why;
+  EXPECT_NE(Star->Why.find("a warp writes 120 of its 128 columns"),
+            std::string::npos)
+      << Star->Why;
+  EXPECT_NE(Star->Why.find("P = 8 (for a star of up to 5 rows)"),
+            std::string::npos)
+      << Star->Why;
+  EXPECT_EQ(aligned(star(7, 3))->RowsPerThread, 8u);
+  EXPECT_EQ(aligned(star(5, 5, 8))->RowsPerThread, 8u);
+  // P = 4 however tall the filter (a sweep of 4, 8 and 16 on
+  // conv12x12..conv19x19), and not halved for registers: a 20x20 double
+  // filter keeps 4.
+  std::optional<SystolicShape> Tall = aligned(box(3, 17));
+  ASSERT_TRUE(Tall);
+  EXPECT_TRUE(Tall->WideLanes);
+  EXPECT_EQ(Tall->RowsPerThread, 4u);
+  EXPECT_NE(Tall->Why.find("P = 4 (the best of a sweep on an H200)"),
+            std::string::npos)
+      << Tall->Why;
+  EXPECT_EQ(aligned(box(21, 21))->RowsPerThread, 4u);
+  EXPECT_EQ(aligned(star(3, 17))->RowsPerThread, 4u);
+  SystolicGeometry Big = box(20, 20, 8);
+  Big.Left = 10;
+  Big.Right = 9;
+  std::optional<SystolicShape> B = aligned(Big);
+  ASSERT_TRUE(B);
+  EXPECT_EQ(B->RowsPerThread, 4u);
+  EXPECT_GT(B->EstimatedRegisters, B->RegisterBudget);
+  // p(..) is taken as given.
+  std::optional<SystolicShape> Given = aligned(box(11, 11), std::nullopt, 2u);
+  ASSERT_TRUE(Given);
+  EXPECT_TRUE(Given->WideLanes);
+  EXPECT_EQ(Given->RowsPerThread, 2u);
+  EXPECT_EQ(Given->EstimatedRegisters, alignedRegisters(box(11, 11), 4, 2));
+  EXPECT_NE(Given->Why.find("of 12 rows"), std::string::npos) << Given->Why;
+  EXPECT_NE(Given->Why.find("P = 2 (p(..) as given)"), std::string::npos)
+      << Given->Why;
+  EXPECT_EQ(aligned(star(5, 5), std::nullopt, 32u)->RowsPerThread, 32u);
+}
+
+TEST(SystolicModelTest, WideLaneVectorOverrides) {
+  // vector(2) on float: two columns a lane, 60 of 64 written.
+  std::optional<SystolicShape> Two = aligned(star(5, 5), 2u);
+  ASSERT_TRUE(Two);
+  EXPECT_TRUE(Two->WideLanes);
+  EXPECT_EQ(Two->ColumnsPerLane, 2u);
+  EXPECT_EQ(Two->RowsPerThread, 8u);
+  EXPECT_EQ(Two->EstimatedRegisters, alignedRegisters(star(5, 5), 2, 8));
+  EXPECT_NE(Two->Why.find("each lane keeps 2 consecutive columns (vector(..) "
+                          "as given) of 12 rows (one 8-byte load per row)"),
+            std::string::npos)
+      << Two->Why;
+  EXPECT_NE(Two->Why.find("a warp writes 60 of its 64 columns"),
+            std::string::npos)
+      << Two->Why;
+  EXPECT_NE(Two->Why.find("not 8-byte aligned"), std::string::npos) << Two->Why;
+  // vector(4) on float is the default width, marked as given.
+  std::optional<SystolicShape> Four = aligned(box(11, 11), 4u);
+  ASSERT_TRUE(Four);
+  EXPECT_TRUE(Four->WideLanes);
+  EXPECT_EQ(Four->ColumnsPerLane, 4u);
+  EXPECT_NE(Four->Why.find("(vector(..) as given)"), std::string::npos)
+      << Four->Why;
+  // vector(1): the overlapped form, for wide filters too.
+  EXPECT_FALSE(aligned(box(11, 11), 1u));
+  EXPECT_FALSE(aligned(star(5, 5), 1u));
+  EXPECT_FALSE(aligned(box(11, 11, 8), 1u));
+  // Without it, a block size is still taken as given.
+  std::optional<SystolicShape> Block =
+      chooseVectorShape(box(11, 11), h100(), std::nullopt, 256u, std::nullopt);
+  ASSERT_TRUE(Block);
+  EXPECT_TRUE(Block->WideLanes);
+  EXPECT_EQ(Block->WarpsPerBlock, 8u);
+  EXPECT_EQ(Block->MinBlocksPerSm,
+            residentBlocks(Block->EstimatedRegisters, 256));
+  EXPECT_NE(Block->Why.find("256 threads per block as given"),
+            std::string::npos)
+      << Block->Why;
+}
+
+TEST(SystolicModelTest, WideLanesNeedAWarpToWriteSomething) {
+  // Reaching 64 columns either side: no V leaves a warp any output.
+  SystolicGeometry Huge = box(129, 3);
+  EXPECT_FALSE(aligned(Huge));
+  EXPECT_FALSE(aligned(Huge, 2u));
+  // 60 either side: float4 still writes 8 columns a warp.
+  SystolicGeometry Far = box(121, 3);
+  std::optional<SystolicShape> S = aligned(Far);
+  ASSERT_TRUE(S);
+  EXPECT_EQ(S->ColumnsPerLane, 4u);
+  EXPECT_EQ(wideColumns(Far, 4), 8u);
+  EXPECT_NE(S->Why.find("a warp writes 8 of its 128 columns"),
+            std::string::npos)
+      << S->Why;
+  // ... but not with vector(2).
+  EXPECT_FALSE(aligned(Far, 2u));
+  // Double: 30 either side leaves double2 4 columns; 32 none.
+  std::optional<SystolicShape> D = aligned(box(61, 3, 8));
+  ASSERT_TRUE(D);
+  EXPECT_EQ(D->ColumnsPerLane, 2u);
+  EXPECT_EQ(wideColumns(box(61, 3, 8), 2), 4u);
+  EXPECT_FALSE(aligned(box(65, 3, 8)));
 }
 
 } // namespace

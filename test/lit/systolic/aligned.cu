@@ -1,11 +1,12 @@
-// Aligned rows (SystolicModel.h, chooseAlignedShape): for a filter reaching
+// Aligned rows (SystolicModel.h, chooseVectorShape): for a filter reaching
 // one column either side (up to seven rows) or a star of up to three rows,
 // on contiguous parameter arrays, each lane keeps PerLane
 // consecutive columns (one 16-byte vector per row), takes the columns beyond
 // them from its neighbours by shuffle (the warp's edge lanes load theirs),
 // and stores whole vectors where it writes all of them. The launcher runs
 // the aligned kernel only when both rows 0 and 1 of 'in' and 'out' start on
-// a vector boundary, else the overlapped kernel; vector(..) overrides.
+// a vector boundary, else the overlapped kernel; vector(..) sets the width.
+// Other 2D filters get wide lanes (wide.cu).
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
@@ -131,9 +132,8 @@ __global__ void box(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:     {
 // CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
 
-// A 5x5 box measured slower aligned: the overlapped form alone, unless
-// vector(4) asks for it.
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'wideBox' runs as wideBox_systolic ({{.*}}): P = 16 {{.*}} [systolic]
+// A 5x5 box measured slower aligned: wide lanes (wide.cu), not aligned rows.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'wideBox' runs as wideBox_systolic_wide ({{.*}}): wide lanes: each lane keeps 4 consecutive columns {{.*}}; overlapped form: P = 16 {{.*}} [systolic]
 #pragma cuda_rewrite systolic
 __global__ void wideBox(const float *__restrict__ in, float *__restrict__ out,
                         int W, int H) {
@@ -148,12 +148,11 @@ __global__ void wideBox(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = s / 25;
 }
 // CHECK-NOT:  struct wideBox_systolic_aligned_shape
-// CHECK:      static void wideBox_systolic_launch(
-// CHECK-NOT:    Aligned
-// CHECK:      }
+// CHECK:      struct wideBox_systolic_wide_shape {
 
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'wideForced' runs as wideForced_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns (vector(..) as given) of 12 rows {{.*}} writes 4 x 8 points {{.*}} [systolic]
-#pragma cuda_rewrite systolic vector(4)
+// vector(2) sets the width of the form the filter gets.
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'wideForced' runs as wideForced_systolic_wide ({{.*}}): wide lanes: each lane keeps 2 consecutive columns (vector(..) as given) of 8 rows {{.*}} [systolic]
+#pragma cuda_rewrite systolic vector(2)
 __global__ void wideForced(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -166,18 +165,9 @@ __global__ void wideForced(const float *__restrict__ in,
       s += in[(y + dy) * W + x + dx];
   out[y * W + x] = s / 25;
 }
-// Two columns either side: from lane - 1 (its last two) and lane + 1 (its
-// first two).
-// CHECK:      struct wideForced_systolic_aligned_shape {
-// CHECK:        static constexpr int Left = 2, Right = 2;
-// CHECK:      wideForced_systolic_aligned(
-// CHECK:          // Column col - 1: lane - 1's; lanes below 1 load it.
-// CHECK:          // Column col - 2: lane - 1's; lanes below 1 load it.
-// CHECK-NEXT:     {
-// CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
-// CHECK:          // Column col + 5: lane + 1's; lanes from 31 load it.
-// CHECK-NEXT:     {
-// CHECK-NEXT:       const float fromLane = __shfl_down_sync(0xffffffffu, cache[c][3], 1);
+// CHECK:      struct wideForced_systolic_wide_shape {
+// CHECK-NEXT:   using Vector = float2;
+// CHECK-NOT:  struct wideForced_systolic_aligned_shape
 
 // vector(1): the paper's overlapped blocking only.
 // REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'starOverlapped' runs as starOverlapped_systolic ({{.*}}): P = 16 {{.*}} [systolic]
@@ -193,7 +183,7 @@ __global__ void starOverlapped(const float *__restrict__ in,
 // CHECK-NOT:  struct starOverlapped_systolic_aligned_shape
 
 // Refused clauses: a vector wider than 16 bytes or not a power of two, and
-// aligned rows where the taps reach three columns.
+// a vector form for a 3D stencil.
 // REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(3) is not 1, 2 or 4 (columns per lane: a float vector of at most 16 bytes) [systolic]
 #pragma cuda_rewrite systolic vector(3)
 __global__ void badWidth(const float *__restrict__ in, float *__restrict__ out,
@@ -214,15 +204,17 @@ __global__ void badDouble(const double *__restrict__ in,
     return;
   out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
 }
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(4) asks for aligned rows, which need a 2D stencil that reaches at most 2 columns to either side and reads and writes parameter arrays with unit x stride [systolic]
+// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(4) asks for a vector form, which needs a 2D stencil that reads and writes parameter arrays with unit x stride and leaves a warp of 4-column lanes output columns [systolic]
 #pragma cuda_rewrite systolic vector(4)
-__global__ void wide(const float *__restrict__ in, float *__restrict__ out,
-                     int W, int H) {
+__global__ void cube(const float *__restrict__ in, float *__restrict__ out,
+                     int W, int H, int D) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 3 || y < 1 || x >= W - 3 || y >= H - 1)
+  int z = blockIdx.z * blockDim.z + threadIdx.z;
+  if (x < 1 || y < 1 || z < 1 || x >= W - 1 || y >= H - 1 || z >= D - 1)
     return;
-  out[y * W + x] = in[y * W + x - 3] + in[y * W + x + 3];
+  out[(z * H + y) * W + x] =
+      in[((z - 1) * H + y) * W + x] + in[((z + 1) * H + y) * W + x];
 }
 
 void run(const float *in, float *out, const double *din, double *dout, int W,
@@ -236,5 +228,5 @@ void run(const float *in, float *out, const double *din, double *dout, int W,
   starOverlapped<<<grid, block>>>(in, out, W, H);
   badWidth<<<grid, block>>>(in, out, W, H);
   badDouble<<<grid, block>>>(din, dout, W, H);
-  wide<<<grid, block>>>(in, out, W, H);
+  cube<<<dim3(W / 32, H / 8, 64), dim3(32, 8, 1)>>>(in, out, W, H, 64);
 }

@@ -6,7 +6,7 @@
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 
-// REMARK: conv-filter.cu:[[@LINE+2]]:17: remark: rewritten: 'conv3x3' runs as conv3x3_systolic (2D box 3x3 (x 0..2, y 0..2): 9 points (0,0) (1,0) (2,0) (0,1) (1,1) (2,1) (0,2) (1,2) (2,2) into out from in; 1 launch rewritten): P = 16 rows per thread
+// REMARK: conv-filter.cu:[[@LINE+2]]:17: remark: rewritten: 'conv3x3' runs as conv3x3_systolic_wide (2D box 3x3 (x 0..2, y 0..2): 9 points (0,0) (1,0) (2,0) (0,1) (1,1) (2,1) (0,2) (1,2) (2,2) into out from in; 1 launch rewritten): wide lanes: {{.*}}; overlapped form: P = 16 rows per thread
 #pragma cuda_rewrite systolic
 __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
                         const float *__restrict__ w, int W, int H) {
@@ -52,7 +52,7 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
 // A __constant__ filter centred on the point: no staging, the loop reads
 // the array with the centre at index 12.
 __constant__ float cw[25];
-// REMARK: conv-filter.cu:[[@LINE+2]]:17: remark: rewritten: 'conv5x5' runs as conv5x5_systolic (2D box radius 2: 25 points
+// REMARK: conv-filter.cu:[[@LINE+2]]:17: remark: rewritten: 'conv5x5' runs as conv5x5_systolic_wide (2D box radius 2: 25 points
 #pragma cuda_rewrite systolic
 __global__ void conv5x5(const float *__restrict__ in, float *__restrict__ out,
                         int W, int H) {
