@@ -152,7 +152,7 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
 /// box ran 10% faster with V = 4 and P = 4 than the overlapped form's best
 /// (bench/experiments/systolic_wide_lanes.cu); over 17 2D samples it ran
 /// 1.05-2.1x faster than overlapped blocking on an H200 (bench/RESULTS.md,
-/// 2026-11-21 14:40 entry). V = 16 bytes / element (halved while a warp
+/// 2026-11-21 14:20 entry). V = 16 bytes / element (halved while a warp
 /// would write nothing). P = 4, the best or within 1% in that sweep of P =
 /// 4, 8 and 16 (conv12x12..conv19x19: P = 4 1.1-1.9x faster than 8 or
 /// 16), but for stars of up to 5 rows (P = 8: 2d9pt 0.135 ms against

@@ -1,5 +1,5 @@
 // Experiment behind the wide-lane form (now generated: K_systolic_wide;
-// bench/RESULTS.md, 2026-11-21 14:40 entry): wide lanes for wide filters. The
+// bench/RESULTS.md, 2026-11-21 14:20 entry): wide lanes for wide filters. The
 // generated 2d121pt kernel (11x11 box, float, filter from a pointer) is
 // FMA-bound: each warp computes 32 columns to finish 32 - 10, so 31% of its
 // FMAs are halo work, and it shuffles every partial sum once per filter column.
