@@ -101,7 +101,9 @@ private:
     if (!Plan.Variant.Pool)
       S += "; each link stays pending until the next one ends, so a chain "
            "of more than about 2000 links exceeds CDP's pending-launch pool "
-           "(error 69, recorded); aggregate(n) has no such limit";
+           "(error 69, recorded) unless the program raises "
+           "cudaLimitDevRuntimePendingLaunchCount; aggregate(n) has no such "
+           "limit";
     S += llvm::formatv("; {0} host launch{1} rewritten",
                        Plan.HostLaunches.size(),
                        Plan.HostLaunches.size() == 1 ? "" : "es");

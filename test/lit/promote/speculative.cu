@@ -8,7 +8,7 @@
 // RUN: %cuda-rewrite %t.pa.in.cu -o %t.pa.cu --
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.pa.cu | FileCheck %s --check-prefix=PA
 
-// REMARK: speculative.cu:[[@LINE+2]]:17: remark: rewritten: 'smooth' runs as smooth_promoted (variant P); postponed through the slots: carry; per-link arguments computed at the start: chunk; launch condition 'more' known only in the body (speculative launch); links write data, so each publishes at its end; each link stays pending until the next one ends, so a chain of more than about 2000 links exceeds CDP's pending-launch pool (error 69, recorded); aggregate(n) has no such limit; 1 host launch rewritten [promote]
+// REMARK: speculative.cu:[[@LINE+2]]:17: remark: rewritten: 'smooth' runs as smooth_promoted (variant P); postponed through the slots: carry; per-link arguments computed at the start: chunk; launch condition 'more' known only in the body (speculative launch); links write data, so each publishes at its end; each link stays pending until the next one ends, so a chain of more than about 2000 links exceeds CDP's pending-launch pool (error 69, recorded) unless the program raises cudaLimitDevRuntimePendingLaunchCount; aggregate(n) has no such limit; 1 host launch rewritten [promote]
 #pragma cuda_rewrite promote
 __global__ void smooth(int *data, int chunk, int carry) {
   const int i = chunk * 128 + threadIdx.x;

@@ -17,7 +17,7 @@
 
 constexpr int kBlock = 256;
 
-// REMARK-P: variants.cu:[[@LINE+3]]:17: remark: rewritten: 'compact' runs as compact_promoted (variant P); postponed through the slots: offset; per-link arguments computed at the start: chunk; launch condition 'n - begin > kBlock' known at the start; links write out, count, so each publishes at its end; each link stays pending until the next one ends, so a chain of more than about 2000 links exceeds CDP's pending-launch pool (error 69, recorded); aggregate(n) has no such limit; 1 host launch rewritten [promote]
+// REMARK-P: variants.cu:[[@LINE+3]]:17: remark: rewritten: 'compact' runs as compact_promoted (variant P); postponed through the slots: offset; per-link arguments computed at the start: chunk; launch condition 'n - begin > kBlock' known at the start; links write out, count, so each publishes at its end; each link stays pending until the next one ends, so a chain of more than about 2000 links exceeds CDP's pending-launch pool (error 69, recorded) unless the program raises cudaLimitDevRuntimePendingLaunchCount; aggregate(n) has no such limit; 1 host launch rewritten [promote]
 // REMARK-PA: remark: rewritten: 'compact' runs as compact_promoted (variant PA, pools of 4 blocks);
 #pragma cuda_rewrite promote
 __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
