@@ -1,0 +1,84 @@
+//===- image.cuh - What the image-pipeline samples share ------*- CUDA -*-===//
+//
+// The stage-chain samples (samples/fuse/) are image pipelines written the
+// ordinary way: one kernel per stage, one thread per output point, and a
+// float64 CPU reference of the same stages. This header holds what they
+// share besides harness.cuh: image sizes, the launch grid, border clamping
+// (the same function on host and device, so that reference and kernels agree
+// on it), a random input, and a row-parallel loop for the references.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_SAMPLES_IMAGE_CUH
+#define CUDA_REWRITE_SAMPLES_IMAGE_CUH
+
+#include "harness.cuh"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace image {
+
+/// A W x H image of C channels, stored channel-planar: element (c, y, x) is
+/// at (c * H + y) * W + x.
+struct Size {
+  int W = 0, H = 0, C = 1;
+  long long pixels() const { return (long long)W * H; }
+  long long elements() const { return pixels() * C; }
+};
+
+/// The image size from the command line's sizes (W, H[, C]), defaulting to
+/// the sample's (the paper's) size.
+inline Size size(const harness::Args &A, int Channels = 1) {
+  Size S;
+  S.W = int(A.size(0));
+  S.H = int(A.size(1));
+  S.C = Channels;
+  if (S.W < 1 || S.H < 1 || S.elements() > (1LL << 31) - 1)
+    harness::fail("need 1 <= W, H and W * H * C < 2^31");
+  return S;
+}
+
+/// Enough Block-sized blocks to cover W x H, and Layers layers of them
+/// (blockIdx.z: the channel of a channel-planar stage).
+inline dim3 grid(dim3 Block, int W, int H, int Layers = 1) {
+  return dim3((W + Block.x - 1) / Block.x, (H + Block.y - 1) / Block.y, Layers);
+}
+
+/// The size of a pyramid's next level: half, rounded up.
+constexpr int halve(int N) { return (N + 1) / 2; }
+
+/// \p V clamped to [Lo, Hi]: the border rule of the clamped stages.
+__host__ __device__ inline int clamp(int V, int Lo, int Hi) {
+  return V < Lo ? Lo : V > Hi ? Hi : V;
+}
+
+/// Uniform values in [0, 1) from the seed: the input image.
+inline std::vector<float> randomImage(harness::Rng &R, const Size &S) {
+  std::vector<float> Img(size_t(S.elements()));
+  R.fill(Img, 0.f, 1.f);
+  return Img;
+}
+
+/// The same values in float64, the references' input.
+inline std::vector<double> toDouble(const std::vector<float> &V) {
+  return std::vector<double>(V.begin(), V.end());
+}
+
+/// Calls Row(y) for y in [0, H) on all host cores: the references compute
+/// one output row at a time.
+template <typename RowFn> void forRows(int H, RowFn Row) {
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> Pool;
+  for (unsigned T = 0; T < Threads; ++T)
+    Pool.emplace_back([=] {
+      for (int Y = int(T); Y < H; Y += int(Threads))
+        Row(Y);
+    });
+  for (std::thread &T : Pool)
+    T.join();
+}
+
+} // namespace image
+
+#endif
