@@ -2,7 +2,9 @@
 
 #include "analysis/Candidates.h"
 #include "analysis/StageChains.h"
+#include "analysis/StageGraph.h"
 #include "analysis/StencilAccess.h"
+#include <set>
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -161,8 +163,31 @@ private:
     }
   }
 
+  /// A block under `#pragma cuda_rewrite fuse` is one candidate, described
+  /// by its stage graph (a DAG: the chains in it are not listed apart);
+  /// elsewhere, each chain of launches that feed each other is one.
   void addStageChains() {
+    std::set<const Stmt *> Annotated;
+    for (const AttachedPragma &P : Pragmas) {
+      const auto *Block = dyn_cast_or_null<CompoundStmt>(P.TargetStmt);
+      if (P.Directive->Kind != DirectiveKind::Fuse || !Block ||
+          !P.EnclosingFunction)
+        continue;
+      StageGraph Graph = buildStageGraph(*Block, *P.EnclosingFunction, Ctx);
+      if (Graph.Stages.empty())
+        continue;
+      Annotated.insert(Block);
+      Candidate &C = add(CandidateKind::StageChain,
+                         Graph.Stages.front().Launch->getBeginLoc());
+      C.Description = describeStageGraph(Graph);
+      C.Flags = Graph.Problems;
+      C.Function = P.EnclosingFunction;
+      C.Statement = Block;
+      C.Annotation = P.Directive;
+    }
     for (const StageChain &Chain : findStageChains(Ctx)) {
+      if (Annotated.count(Chain.Block))
+        continue;
       Candidate &C =
           add(CandidateKind::StageChain, Chain.Launches.front()->getBeginLoc());
       C.Description = describeStageChain(Chain);

@@ -2,7 +2,7 @@
 
 #include "analysis/StageChains.h"
 #include "analysis/FunctionTrackingVisitor.h"
-#include "analysis/KernelAccess.h"
+#include "analysis/StageGraph.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -17,53 +17,6 @@ using namespace llvm;
 namespace cuda_rewrite {
 
 namespace {
-
-/// The launch a statement consists of, if it is one (`k<<<g, b>>>(...);`).
-const CUDAKernelCallExpr *launchOf(const Stmt *S) {
-  if (const auto *E = dyn_cast<Expr>(S))
-    return dyn_cast<CUDAKernelCallExpr>(E->IgnoreImplicit());
-  return nullptr;
-}
-
-/// A name for the buffer an argument passes: the variable it refers to
-/// (through casts, `&v[0]`, `v.data()`-free plain pointers), or null.
-const ValueDecl *bufferOf(const Expr *Arg) {
-  Arg = Arg->IgnoreParenImpCasts();
-  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
-    Arg = Cast->getSubExpr()->IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg))
-    return Ref->getDecl();
-  if (const auto *Member = dyn_cast<MemberExpr>(Arg))
-    return Member->getMemberDecl();
-  return nullptr;
-}
-
-struct LaunchBuffers {
-  std::set<const ValueDecl *> Read, Written;
-};
-
-/// Which of the caller's buffers a launch reads and writes; nullopt when
-/// the kernel's body is not available.
-std::optional<LaunchBuffers> buffersOf(const CUDAKernelCallExpr *Launch) {
-  const FunctionDecl *Kernel = Launch->getDirectCallee();
-  if (!Kernel || !Kernel->hasBody())
-    return std::nullopt;
-  Kernel = Kernel->getDefinition();
-  LaunchBuffers Buffers;
-  for (const ParamAccess &Access : analyzeKernelParamAccess(*Kernel)) {
-    unsigned Index = Access.Param->getFunctionScopeIndex();
-    if (Index >= Launch->getNumArgs())
-      continue;
-    const ValueDecl *Buffer = bufferOf(Launch->getArg(Index));
-    if (!Buffer)
-      continue;
-    if (Access.Read || Access.Escapes)
-      Buffers.Read.insert(Buffer);
-    if (Access.Written || Access.Escapes)
-      Buffers.Written.insert(Buffer);
-  }
-  return Buffers;
-}
 
 std::vector<std::string> links(const LaunchBuffers &Producer,
                                const LaunchBuffers &Consumer) {
@@ -95,7 +48,7 @@ public:
       const CUDAKernelCallExpr *Launch = launchOf(S);
       if (!Launch)
         continue; // Statements between launches do not break a chain.
-      std::optional<LaunchBuffers> Buffers = buffersOf(Launch);
+      std::optional<LaunchBuffers> Buffers = launchBuffers(Launch);
       std::vector<std::string> Link;
       if (Previous && Buffers)
         Link = links(*Previous, *Buffers);

@@ -1,0 +1,266 @@
+//===- StageGraph.cpp - The stages of a host block and their buffers ------===//
+
+#include "analysis/StageGraph.h"
+#include "analysis/KernelAccess.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include <map>
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+const CUDAKernelCallExpr *launchOf(const Stmt *S) {
+  if (const auto *E = dyn_cast<Expr>(S))
+    return dyn_cast<CUDAKernelCallExpr>(E->IgnoreImplicit());
+  return nullptr;
+}
+
+namespace {
+
+/// A name for the buffer an argument passes: the variable or member it
+/// refers to (through casts), or null.
+const ValueDecl *bufferOf(const Expr *Arg) {
+  Arg = Arg->IgnoreParenImpCasts();
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
+    Arg = Cast->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(Arg))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+/// Whether \p S contains a kernel launch.
+bool containsLaunch(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<CUDAKernelCallExpr>(S))
+    return true;
+  return llvm::any_of(S->children(), containsLaunch);
+}
+
+/// The first reference to \p Var in \p Body that begins after \p After.
+class LaterUse : public RecursiveASTVisitor<LaterUse> {
+public:
+  LaterUse(const ValueDecl *Var, SourceLocation After, const SourceManager &SM)
+      : Var(Var), After(After), SM(SM) {}
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (Ref->getDecl() == Var &&
+        SM.isBeforeInTranslationUnit(After, Ref->getBeginLoc()) &&
+        (Found.isInvalid() ||
+         SM.isBeforeInTranslationUnit(Ref->getBeginLoc(), Found)))
+      Found = Ref->getBeginLoc();
+    return true;
+  }
+
+  SourceLocation Found;
+
+private:
+  const ValueDecl *Var;
+  SourceLocation After;
+  const SourceManager &SM;
+};
+
+/// Why \p Decl may be read after \p Block, or "" (see the file comment).
+std::string whyLive(const ValueDecl *Decl, const CompoundStmt &Block,
+                    const FunctionDecl &Enclosing, const SourceManager &SM) {
+  if (isa<ParmVarDecl>(Decl))
+    return "a parameter: the caller may read it";
+  if (isa<FieldDecl>(Decl))
+    return "a member: other code may read it";
+  const auto *Var = dyn_cast<VarDecl>(Decl);
+  if (!Var || !Var->hasLocalStorage())
+    return "not a local variable: other code may read it";
+  LaterUse Use(Decl, Block.getEndLoc(), SM);
+  Use.TraverseStmt(Enclosing.getBody());
+  if (Use.Found.isValid())
+    return "named after the block, at line " +
+           std::to_string(SM.getExpansionLineNumber(Use.Found));
+  return "";
+}
+
+std::string lineOf(const Stmt *S, const SourceManager &SM) {
+  return "line " + std::to_string(SM.getExpansionLineNumber(S->getBeginLoc()));
+}
+
+} // namespace
+
+std::optional<LaunchBuffers> launchBuffers(const CUDAKernelCallExpr *Launch) {
+  const FunctionDecl *Kernel = Launch->getDirectCallee();
+  if (!Kernel || !Kernel->hasBody())
+    return std::nullopt;
+  Kernel = Kernel->getDefinition();
+  LaunchBuffers Buffers;
+  for (const ParamAccess &Access : analyzeKernelParamAccess(*Kernel)) {
+    unsigned Index = Access.Param->getFunctionScopeIndex();
+    if (Index >= Launch->getNumArgs())
+      continue;
+    const ValueDecl *Buffer = bufferOf(Launch->getArg(Index));
+    if (!Buffer)
+      continue;
+    if (Access.Read || Access.Escapes)
+      Buffers.Read.insert(Buffer);
+    if (Access.Written || Access.Escapes)
+      Buffers.Written.insert(Buffer);
+  }
+  return Buffers;
+}
+
+StageGraph buildStageGraph(const CompoundStmt &Block,
+                           const FunctionDecl &Enclosing, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  StageGraph G;
+  G.Block = &Block;
+  for (const Stmt *S : Block.body()) {
+    const CUDAKernelCallExpr *Launch = launchOf(S);
+    if (!Launch) {
+      if (containsLaunch(S))
+        G.Problems.push_back(lineOf(S, SM) +
+                             ": a launch inside a compound statement (a "
+                             "loop or a branch), not a straight-line stage");
+      else if (!isa<NullStmt>(S))
+        G.Problems.push_back(lineOf(S, SM) +
+                             ": a statement that is not a launch");
+      continue;
+    }
+    std::optional<LaunchBuffers> Buffers = launchBuffers(Launch);
+    if (!Buffers) {
+      // Unknown body: every buffer it is passed may be read and written.
+      G.Problems.push_back(lineOf(S, SM) + ": the body of '" +
+                           Launch->getDirectCallee()->getNameAsString() +
+                           "' is not visible");
+      Buffers.emplace();
+      for (const Expr *Arg : Launch->arguments())
+        if (const ValueDecl *B = bufferOf(Arg)) {
+          Buffers->Read.insert(B);
+          Buffers->Written.insert(B);
+        }
+    }
+    G.Stages.push_back({Launch, *Buffers});
+  }
+
+  // Buffers in order of first use, with their writers and readers.
+  std::map<const ValueDecl *, size_t> Index;
+  auto Entry = [&](const ValueDecl *D) -> StageGraph::Buffer & {
+    auto [It, New] = Index.try_emplace(D, G.Buffers.size());
+    if (New) {
+      G.Buffers.emplace_back();
+      G.Buffers.back().Decl = D;
+    }
+    return G.Buffers[It->second];
+  };
+  for (unsigned I = 0; I != G.Stages.size(); ++I) {
+    // Declaration order of the sets is pointer order; sort by name so that
+    // first use is deterministic within a stage.
+    std::vector<const ValueDecl *> Used;
+    for (const auto *Set :
+         {&G.Stages[I].Buffers.Read, &G.Stages[I].Buffers.Written})
+      Used.insert(Used.end(), Set->begin(), Set->end());
+    llvm::sort(Used, [](const ValueDecl *A, const ValueDecl *B) {
+      return A->getName() < B->getName();
+    });
+    for (const ValueDecl *D : Used) {
+      StageGraph::Buffer &B = Entry(D);
+      if (G.Stages[I].Buffers.Read.count(D) &&
+          (B.Readers.empty() || B.Readers.back() != I))
+        B.Readers.push_back(I);
+      if (G.Stages[I].Buffers.Written.count(D) &&
+          (B.Writers.empty() || B.Writers.back() != I))
+        B.Writers.push_back(I);
+    }
+  }
+
+  // Edges: for each stage, the latest earlier writer of what it reads
+  // (flow) and writes (output), and the earlier readers since that writer
+  // of what it writes (anti).
+  for (unsigned To = 0; To != G.Stages.size(); ++To) {
+    for (StageGraph::Buffer &B : G.Buffers) {
+      bool Reads = G.Stages[To].Buffers.Read.count(B.Decl);
+      bool Writes = G.Stages[To].Buffers.Written.count(B.Decl);
+      if (!Reads && !Writes)
+        continue;
+      std::optional<unsigned> LastWriter;
+      for (unsigned W : B.Writers)
+        if (W < To)
+          LastWriter = W;
+      if (LastWriter && Reads)
+        G.Edges.push_back({*LastWriter, To, B.Decl, StageGraph::Order::Flow});
+      if (LastWriter && Writes)
+        G.Edges.push_back({*LastWriter, To, B.Decl, StageGraph::Order::Output});
+      if (Writes)
+        for (unsigned R : B.Readers)
+          if (R < To && (!LastWriter || R > *LastWriter))
+            G.Edges.push_back({R, To, B.Decl, StageGraph::Order::Anti});
+    }
+  }
+  llvm::sort(G.Edges, [](const StageGraph::Edge &A, const StageGraph::Edge &B) {
+    return std::tie(A.To, A.From, A.Kind) < std::tie(B.To, B.From, B.Kind);
+  });
+
+  for (StageGraph::Buffer &B : G.Buffers) {
+    bool ReadAfterWrite = llvm::any_of(B.Readers, [&](unsigned R) {
+      return !B.Writers.empty() && R > B.Writers.front();
+    });
+    B.Kind = B.Writers.empty() ? StageGraph::Role::Input
+             : ReadAfterWrite  ? StageGraph::Role::Intermediate
+                               : StageGraph::Role::Output;
+    B.WhyLive = whyLive(B.Decl, Block, Enclosing, SM);
+    B.LiveAfter = !B.WhyLive.empty();
+  }
+  return G;
+}
+
+unsigned StageGraph::components() const {
+  std::vector<unsigned> Parent(Stages.size());
+  for (unsigned I = 0; I != Parent.size(); ++I)
+    Parent[I] = I;
+  auto Root = [&](unsigned I) {
+    while (Parent[I] != I)
+      I = Parent[I] = Parent[Parent[I]];
+    return I;
+  };
+  unsigned Count = Stages.size();
+  for (const Edge &E : Edges) {
+    unsigned A = Root(E.From), B = Root(E.To);
+    if (A != B) {
+      Parent[A] = B;
+      --Count;
+    }
+  }
+  return Count;
+}
+
+const StageGraph::Buffer *StageGraph::buffer(const ValueDecl *Decl) const {
+  for (const Buffer &B : Buffers)
+    if (B.Decl == Decl)
+      return &B;
+  return nullptr;
+}
+
+std::string describeStageGraph(const StageGraph &Graph) {
+  auto Names = [&](StageGraph::Role Kind) {
+    std::vector<std::string> N;
+    for (const StageGraph::Buffer &B : Graph.Buffers)
+      if (B.Kind == Kind)
+        N.push_back("'" + B.Decl->getNameAsString() + "'" +
+                    (B.LiveAfter && Kind != StageGraph::Role::Input
+                         ? " (live after)"
+                         : ""));
+    return N.empty() ? std::string("none") : llvm::join(N, ", ");
+  };
+  unsigned Components = Graph.components();
+  return std::to_string(Graph.Stages.size()) + " stages, " +
+         std::to_string(Graph.Edges.size()) + " edge" +
+         (Graph.Edges.size() == 1 ? ", " : "s, ") + std::to_string(Components) +
+         " component" + (Components == 1 ? "" : "s") + "; inputs " +
+         Names(StageGraph::Role::Input) + "; intermediates " +
+         Names(StageGraph::Role::Intermediate) + "; outputs " +
+         Names(StageGraph::Role::Output);
+}
+
+} // namespace cuda_rewrite

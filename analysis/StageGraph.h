@@ -1,0 +1,103 @@
+//===- StageGraph.h - The stages of a host block and their buffers -*- C++
+//-*-===//
+//
+// The fusion pass (PolyMage-GPU, issue 6) takes a host { } block of kernel
+// launches, each an image-processing stage, and needs the graph a chain
+// finder cannot give: a stage may read what any earlier stage wrote (Harris
+// corner's cross term reads both gradients), so the block is a DAG, not a
+// line. This analysis builds it from KernelAccess: one node per launch, an
+// edge for every ordering between two launches through a buffer (flow:
+// read after write; anti: write after read; output: write after write),
+// and each buffer's role in the block and whether it is live after it.
+//
+// Liveness is conservative, since fusion may keep a buffer on chip only if
+// nothing reads it later: a buffer that is not a local variable of the
+// enclosing function (a parameter, a struct member, a global) counts as
+// live after the block, as does a local one named anywhere after it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_ANALYSIS_STAGEGRAPH_H
+#define CUDA_REWRITE_ANALYSIS_STAGEGRAPH_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// The caller's buffers (the variables or members its arguments name) that
+/// one launch reads and writes, from KernelAccess.
+struct LaunchBuffers {
+  std::set<const clang::ValueDecl *> Read, Written;
+};
+
+/// The launch a statement consists of (`k<<<g, b>>>(...);`), or null.
+const clang::CUDAKernelCallExpr *launchOf(const clang::Stmt *S);
+
+/// What \p Launch reads and writes; nullopt when the kernel's body is not
+/// visible.
+std::optional<LaunchBuffers>
+launchBuffers(const clang::CUDAKernelCallExpr *Launch);
+
+struct StageGraph {
+  struct Stage {
+    const clang::CUDAKernelCallExpr *Launch = nullptr;
+    LaunchBuffers Buffers;
+  };
+
+  enum class Order {
+    Flow,   ///< The consumer reads what the producer wrote.
+    Anti,   ///< The later stage overwrites what the earlier one read.
+    Output, ///< Both write the buffer; the later stage's values stay.
+  };
+  struct Edge {
+    unsigned From = 0, To = 0; ///< Stage indices, From < To.
+    const clang::ValueDecl *Buffer = nullptr;
+    Order Kind = Order::Flow;
+  };
+
+  enum class Role {
+    Input,        ///< Read by the block, written by none of its stages.
+    Intermediate, ///< Written by a stage and read by a later one.
+    Output,       ///< Written, and read by no later stage.
+  };
+  struct Buffer {
+    const clang::ValueDecl *Decl = nullptr;
+    Role Kind = Role::Input;
+    /// May be read after the block (see the file comment); why, if so.
+    bool LiveAfter = false;
+    std::string WhyLive;
+    std::vector<unsigned> Writers, Readers; ///< Stage indices, in order.
+  };
+
+  const clang::CompoundStmt *Block = nullptr;
+  std::vector<Stage> Stages;
+  std::vector<Edge> Edges;     ///< By consumer, then producer.
+  std::vector<Buffer> Buffers; ///< In order of first use.
+  /// Why the block is not only straight-line launches of visible kernels,
+  /// one sentence each with its location ("line 12: ..."); empty if it is.
+  std::vector<std::string> Problems;
+
+  /// Groups of stages connected by edges (ignoring direction): a block of
+  /// independent pipelines has several.
+  unsigned components() const;
+  const Buffer *buffer(const clang::ValueDecl *Decl) const;
+};
+
+/// The stage graph of the launches in \p Block, a statement of \p Enclosing
+/// (a host function).
+StageGraph buildStageGraph(const clang::CompoundStmt &Block,
+                           const clang::FunctionDecl &Enclosing,
+                           clang::ASTContext &Ctx);
+
+/// "7 stages, 9 edges, 1 component; inputs 'in'; intermediates 'a', 'b';
+/// outputs 'out' (live after: a parameter)".
+std::string describeStageGraph(const StageGraph &Graph);
+
+} // namespace cuda_rewrite
+
+#endif
