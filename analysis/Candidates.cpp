@@ -1,6 +1,7 @@
 //===- Candidates.cpp - Everything a pass could rewrite -------------------===//
 
 #include "analysis/Candidates.h"
+#include "analysis/StageAccess.h"
 #include "analysis/StageChains.h"
 #include "analysis/StageGraph.h"
 #include "analysis/StencilAccess.h"
@@ -181,6 +182,17 @@ private:
                          Graph.Stages.front().Launch->getBeginLoc());
       C.Description = describeStageGraph(Graph);
       C.Flags = Graph.Problems;
+      // Stages whose reads are not yet in a form fusion can align.
+      std::set<const FunctionDecl *> Seen;
+      for (const StageGraph::Stage &S : Graph.Stages) {
+        const FunctionDecl *K = S.Launch->getDirectCallee();
+        if (!K || !K->getDefinition() || !Seen.insert(K).second)
+          continue;
+        StageAccess Access = analyzeStageAccess(*K->getDefinition());
+        if (!Access)
+          C.Flags.push_back("stage '" + K->getNameAsString() +
+                            "': " + Access.Refusal);
+      }
       C.Function = P.EnclosingFunction;
       C.Statement = Block;
       C.Annotation = P.Directive;

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "analysis/StencilAccess.h"
+#include "analysis/CudaBuiltins.h"
 
 #include "analysis/AffineExpr.h"
 #include "analysis/KernelAccess.h"
@@ -159,37 +160,15 @@ private:
 // Small AST helpers
 //===----------------------------------------------------------------------===//
 
-/// threadIdx.x and friends: clang declares them as structs with
-/// __declspec(property) members, so `threadIdx.x` is a PseudoObjectExpr over
-/// an MSPropertyRefExpr.
-static std::optional<std::pair<SymKind, unsigned>> cudaBuiltin(const Expr *E) {
-  const auto *POE = dyn_cast<PseudoObjectExpr>(E->IgnoreParenImpCasts());
-  if (!POE)
+/// threadIdx.x and friends (CudaBuiltins.h), as this analysis's symbols.
+static std::optional<std::pair<SymKind, unsigned>>
+builtinSymbol(const Expr *E) {
+  auto Builtin = cudaBuiltin(E);
+  if (!Builtin)
     return std::nullopt;
-  const auto *Prop =
-      dyn_cast<MSPropertyRefExpr>(POE->getSyntacticForm()->IgnoreParens());
-  if (!Prop)
-    return std::nullopt;
-  const Expr *Base = Prop->getBaseExpr()->IgnoreParenImpCasts();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *Ref = dyn_cast<DeclRefExpr>(Base);
-  if (!Ref || !Ref->getDecl()->getIdentifier())
-    return std::nullopt;
-  StringRef Var = Ref->getDecl()->getName();
-  StringRef Field = Prop->getPropertyDecl()->getName();
-  if (Field.size() != 1 || Field[0] < 'x' || Field[0] > 'z')
-    return std::nullopt;
-  unsigned Dim = Field[0] - 'x';
-  if (Var == "threadIdx")
-    return std::make_pair(SymKind::ThreadIdx, Dim);
-  if (Var == "blockIdx")
-    return std::make_pair(SymKind::BlockIdx, Dim);
-  if (Var == "blockDim")
-    return std::make_pair(SymKind::BlockDim, Dim);
-  if (Var == "gridDim")
-    return std::make_pair(SymKind::GridDim, Dim);
-  return std::nullopt;
+  static const SymKind Kind[] = {SymKind::ThreadIdx, SymKind::BlockIdx,
+                                 SymKind::BlockDim, SymKind::GridDim};
+  return std::make_pair(Kind[unsigned(Builtin->first)], Builtin->second);
 }
 
 /// An lvalue that names memory through a pointer or array: `p[i]`, `*p`,
@@ -1132,7 +1111,7 @@ std::optional<AffineExpr> StencilAnalyzer::evalInt(const Expr *E) {
   E = E->IgnoreParens();
   if (E->isValueDependent() || E->isTypeDependent())
     return fail(E, "the index depends on a template parameter");
-  if (auto Builtin = cudaBuiltin(E))
+  if (auto Builtin = builtinSymbol(E))
     return AffineExpr::symbol(Syms.builtin(Builtin->first, Builtin->second));
   // Literals, sizeof, constexpr calls, enumerators, const variables.
   Expr::EvalResult R;
@@ -2592,9 +2571,9 @@ void StencilAnalyzer::recordInputIndexing(
 
 void StencilAnalyzer::recordOutputIndexing() {
   // The output goes first; inputs were recorded while expanding reads.
-  Shape.Indexing.insert(Shape.Indexing.begin(),
-                        indexingOf(Store->Addr->Root, StoreLayout,
-                                   StoreLayout.Rest));
+  Shape.Indexing.insert(
+      Shape.Indexing.begin(),
+      indexingOf(Store->Addr->Root, StoreLayout, StoreLayout.Rest));
   for (unsigned D = 0; D != NumDims; ++D) {
     Shape.Origin[D] = StoreOrigin[D];
     if (!Shape.UsesDim[D])
@@ -2734,7 +2713,8 @@ StencilResult StencilAnalyzer::run() {
     std::set<const VarDecl *> Seen;
     const auto *Assign = dyn_cast_or_null<BinaryOperator>(parent(Store->E));
     if (Assign && Assign->getOpcode() == BO_Assign)
-      if (std::optional<std::string> Term = readFreeTerm(Assign->getRHS(), Seen))
+      if (std::optional<std::string> Term =
+              readFreeTerm(Assign->getRHS(), Seen))
         Shape.ReadFreeTerm = *Term;
   }
 
@@ -2801,9 +2781,8 @@ ArrayIndexing::element(const std::array<std::string, 3> &Coordinates) const {
       if (Strides[K][D].empty())
         continue;
       const std::string &S = Strides[K][D];
-      bool Simple = llvm::all_of(S, [](char C) {
-        return llvm::isAlnum(C) || C == '_' || C == '.';
-      });
+      bool Simple = llvm::all_of(
+          S, [](char C) { return llvm::isAlnum(C) || C == '_' || C == '.'; });
       std::string Term = S == "1" ? Coordinates[D]
                          : Simple ? S + " * " + Coordinates[D]
                                   : "(" + S + ") * " + Coordinates[D];

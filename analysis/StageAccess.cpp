@@ -1,0 +1,534 @@
+//===- StageAccess.cpp - Where an image stage reads its inputs ------------===//
+
+#include "analysis/StageAccess.h"
+#include "analysis/AffineExpr.h"
+#include "analysis/CudaBuiltins.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include <map>
+#include <set>
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+// Symbols 0..2 are the thread's x, y, z; 3..5 blockIdx, 6..8 blockDim,
+// 9..11 threadIdx (only while reading the prologue); then parameters,
+// other opaque values and terms.
+constexpr SymbolId CoordSym = 0, BlockIdxSym = 3, BlockDimSym = 6,
+                   ThreadIdxSym = 9, FirstFree = 12;
+
+/// A division by a constant or a clamp: not a polynomial, so a symbol of
+/// its own, with what it applies to.
+struct Term {
+  bool IsClamp = false;
+  AffineExpr Inner;
+  int64_t Divisor = 1;
+  const Expr *Lo = nullptr, *Hi = nullptr;
+};
+
+/// Whether \p F is `v < lo ? lo : v > hi ? hi : v` on its three parameters.
+bool isClampFunction(const FunctionDecl *F) {
+  if (!F || F->getNumParams() != 3 || !F->hasBody())
+    return false;
+  const auto *Body = dyn_cast<CompoundStmt>(F->getDefinition()->getBody());
+  if (!Body || Body->size() != 1)
+    return false;
+  const auto *Ret = dyn_cast<ReturnStmt>(Body->body_front());
+  if (!Ret || !Ret->getRetValue())
+    return false;
+  auto Param = [&](const Expr *E, unsigned I) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == F->getParamDecl(I);
+  };
+  auto Compare = [&](const Expr *E, BinaryOperatorKind Op, unsigned L,
+                     unsigned R) {
+    const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+    return BO && BO->getOpcode() == Op && Param(BO->getLHS(), L) &&
+           Param(BO->getRHS(), R);
+  };
+  const auto *Outer =
+      dyn_cast<ConditionalOperator>(Ret->getRetValue()->IgnoreParenImpCasts());
+  if (!Outer || !Compare(Outer->getCond(), BO_LT, 0, 1) ||
+      !Param(Outer->getTrueExpr(), 1))
+    return false;
+  const auto *Inner = dyn_cast<ConditionalOperator>(
+      Outer->getFalseExpr()->IgnoreParenImpCasts());
+  return Inner && Compare(Inner->getCond(), BO_GT, 0, 2) &&
+         Param(Inner->getTrueExpr(), 2) && Param(Inner->getFalseExpr(), 0);
+}
+
+class Analyzer {
+public:
+  explicit Analyzer(const FunctionDecl &Kernel)
+      : Kernel(Kernel), Ctx(Kernel.getASTContext()) {}
+
+  StageAccess run() {
+    const Stmt *Body = Kernel.getBody();
+    if (!Body) {
+      refuse(Kernel.getLocation(), "the kernel has no body here");
+      return std::move(Result);
+    }
+    findModified(Body);
+    visit(Body, /*Stored=*/false);
+    if (Result && Result.Writes.empty())
+      refuse(Kernel.getLocation(), "no store at the thread's own point");
+    return std::move(Result);
+  }
+
+private:
+  void refuse(SourceLocation Loc, std::string Why) {
+    if (Result.Refusal.empty()) {
+      Result.Refusal = std::move(Why);
+      Result.RefusalLoc = Loc;
+    }
+  }
+
+  /// Locals assigned after their declaration (or whose address is taken):
+  /// their initializer does not give their value.
+  void findModified(const Stmt *S) {
+    if (!S)
+      return;
+    auto Mark = [&](const Expr *E) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+        Modified.insert(Ref->getDecl());
+    };
+    if (const auto *BO = dyn_cast<BinaryOperator>(S))
+      if (BO->isAssignmentOp())
+        Mark(BO->getLHS());
+    if (const auto *UO = dyn_cast<UnaryOperator>(S))
+      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+        Mark(UO->getSubExpr());
+    for (const Stmt *C : S->children())
+      findModified(C);
+  }
+
+  /// Walks the body: declarations of coordinates, stores, loads.
+  void visit(const Stmt *S, bool Stored) {
+    if (!S || !Result)
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          noteCoordinate(V);
+    if (const auto *BO = dyn_cast<BinaryOperator>(S);
+        BO && BO->isAssignmentOp()) {
+      const Expr *LHS = BO->getLHS()->IgnoreParenImpCasts();
+      if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(LHS)) {
+        store(ASE);
+        visit(ASE->getIdx(), false);
+        if (BO->isCompoundAssignmentOp())
+          load(ASE);
+      } else {
+        visit(LHS, true);
+      }
+      visit(BO->getRHS(), false);
+      return;
+    }
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(S); ASE && !Stored) {
+      load(ASE);
+      visit(ASE->getIdx(), false);
+      return;
+    }
+    for (const Stmt *C : S->children())
+      visit(C, false);
+  }
+
+  /// `int x = blockIdx.x * blockDim.x + threadIdx.x;` (or `blockIdx.z`
+  /// alone, for channels: the pass checks that the launch's blocks are one
+  /// thread deep there).
+  void noteCoordinate(const VarDecl *V) {
+    if (!V->getInit() || !V->getType()->isIntegerType() || Modified.count(V))
+      return;
+    std::optional<AffineExpr> E = eval(V->getInit());
+    if (!E)
+      return;
+    for (unsigned D = 0; D != 3; ++D) {
+      AffineExpr Global = AffineExpr::symbol(BlockIdxSym + D) *
+                              AffineExpr::symbol(BlockDimSym + D) +
+                          AffineExpr::symbol(ThreadIdxSym + D);
+      if (*E == Global || *E == AffineExpr::symbol(BlockIdxSym + D))
+        Coordinate[V] = D;
+    }
+  }
+
+  const ParmVarDecl *bufferOf(const ArraySubscriptExpr *ASE) {
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(ASE->getBase()->IgnoreParenImpCasts());
+    return Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  }
+
+  void store(const ArraySubscriptExpr *ASE) {
+    const ParmVarDecl *Buffer = bufferOf(ASE);
+    if (!Buffer) {
+      refuse(ASE->getExprLoc(), "a store to memory that is not a parameter");
+      return;
+    }
+    std::optional<std::vector<CoordinateRead>> At = coordinates(ASE);
+    if (!At)
+      return;
+    for (unsigned D = 0; D != At->size(); ++D) {
+      const CoordinateRead &C = (*At)[D];
+      if (C.Axis != D || C.Scale != 1 || C.Divisor != 1 || C.Add || C.Offset ||
+          C.Clamped) {
+        refuse(ASE->getExprLoc(), "a store to '" + Buffer->getNameAsString() +
+                                      "' away from the thread's own point");
+        return;
+      }
+    }
+    if (!llvm::is_contained(Result.Writes, Buffer))
+      Result.Writes.push_back(Buffer);
+  }
+
+  /// A `__constant__` or const global array: a small table (weights, a
+  /// tone curve), which fusion leaves where it is, whatever the index.
+  static bool isTable(const ArraySubscriptExpr *ASE) {
+    const Expr *Base = ASE->getBase()->IgnoreParenImpCasts();
+    while (const auto *Outer = dyn_cast<ArraySubscriptExpr>(Base))
+      Base = Outer->getBase()->IgnoreParenImpCasts(); // table[c][k]
+    const auto *Ref = dyn_cast<DeclRefExpr>(Base);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return V && V->hasGlobalStorage() &&
+           (V->hasAttr<CUDAConstantAttr>() || V->getType().isConstQualified());
+  }
+
+  void load(const ArraySubscriptExpr *ASE) {
+    if (isTable(ASE))
+      return;
+    const ParmVarDecl *Buffer = bufferOf(ASE);
+    if (!Buffer) {
+      refuse(ASE->getExprLoc(), "a load from memory that is not a parameter");
+      return;
+    }
+    std::optional<std::vector<CoordinateRead>> At = coordinates(ASE);
+    if (!At)
+      return;
+    Result.Reads.push_back({Buffer, std::move(*At), ASE->getExprLoc()});
+  }
+
+  //===-- Index expressions -----------------------------------------------===//
+
+  std::optional<AffineExpr> eval(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+      if (Cast->getType()->isIntegerType())
+        return eval(Cast->getSubExpr());
+    if (auto Builtin = cudaBuiltin(E)) {
+      static const SymbolId Base[] = {ThreadIdxSym, BlockIdxSym, BlockDimSym};
+      if (Builtin->first == CudaBuiltinVar::GridDim)
+        return std::nullopt;
+      return AffineExpr::symbol(Base[unsigned(Builtin->first)] +
+                                Builtin->second);
+    }
+    if (!E->isValueDependent()) {
+      Expr::EvalResult Constant;
+      if (E->EvaluateAsInt(Constant, Ctx))
+        return AffineExpr::constant(Constant.Val.getInt().getExtValue());
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return evalName(Ref->getDecl());
+    if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      std::optional<AffineExpr> L = eval(BO->getLHS());
+      std::optional<AffineExpr> R = eval(BO->getRHS());
+      if (!L || !R)
+        return std::nullopt;
+      switch (BO->getOpcode()) {
+      case BO_Add:
+        return *L + *R;
+      case BO_Sub:
+        return *L - *R;
+      case BO_Mul:
+        return *L * *R;
+      case BO_Div:
+        if (std::optional<int64_t> D = R->getConstant(); D && *D > 0)
+          return term({false, *L, *D, nullptr, nullptr});
+        return std::nullopt;
+      default:
+        return std::nullopt;
+      }
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() == UO_Minus)
+        if (std::optional<AffineExpr> V = eval(UO->getSubExpr()))
+          return -*V;
+      if (UO->getOpcode() == UO_Plus)
+        return eval(UO->getSubExpr());
+      return std::nullopt;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      if (isClampFunction(Call->getDirectCallee()))
+        if (std::optional<AffineExpr> V = eval(Call->getArg(0)))
+          return term({true, *V, 1, Call->getArg(1), Call->getArg(2)});
+    return std::nullopt;
+  }
+
+  std::optional<AffineExpr> evalName(const ValueDecl *D) {
+    if (const auto *V = dyn_cast<VarDecl>(D)) {
+      if (auto It = Coordinate.find(V); It != Coordinate.end())
+        return AffineExpr::symbol(CoordSym + It->second);
+      if (isa<ParmVarDecl>(V))
+        return V->getType()->isIntegerType() && !Modified.count(V)
+                   ? std::optional<AffineExpr>(opaque(V))
+                   : std::nullopt;
+      // A local computed from the coordinates stands for its value; one
+      // that is not (`const int W = 2 * W2;`) is a name of its own, so that
+      // strides keep the factors they are written with.
+      if (V->hasLocalStorage() && V->getInit() && !Modified.count(V) &&
+          V->getType()->isIntegerType()) {
+        std::optional<AffineExpr> Value = eval(V->getInit());
+        if (Value && !Value->mentionsAny(
+                         [&](SymbolId S) { return S < 3 || Terms.count(S); }))
+          return opaque(V);
+        return Value;
+      }
+    }
+    return std::nullopt;
+  }
+
+  AffineExpr opaque(const ValueDecl *D) {
+    auto [It, New] = Opaque.try_emplace(D, Next);
+    if (New) {
+      Names[Next] = D->getNameAsString();
+      ++Next;
+    }
+    return AffineExpr::symbol(It->second);
+  }
+
+  AffineExpr term(Term T) {
+    Terms[Next] = std::move(T);
+    return AffineExpr::symbol(Next++);
+  }
+
+  /// Which coordinate an expression follows: the one coordinate it (or the
+  /// term in it) mentions, or none.
+  std::optional<unsigned> axisOf(const AffineExpr &E) {
+    std::optional<unsigned> Axis;
+    bool Mixed = false;
+    E.mentionsAny([&](SymbolId S) {
+      std::optional<unsigned> A;
+      if (S < 3)
+        A = S;
+      else if (auto T = Terms.find(S); T != Terms.end())
+        A = axisOf(T->second.Inner);
+      if (A) {
+        if (Axis && *Axis != *A)
+          Mixed = true;
+        Axis = A;
+      }
+      return false;
+    });
+    return Mixed ? std::nullopt : Axis;
+  }
+
+  /// The index of \p ASE as x, y[, z] reads (see the file comment).
+  std::optional<std::vector<CoordinateRead>>
+  coordinates(const ArraySubscriptExpr *ASE) {
+    std::optional<AffineExpr> Index = eval(ASE->getIdx());
+    std::string Name = bufferOf(ASE)->getNameAsString();
+    if (!Index || Index->overflowed()) {
+      refuse(ASE->getExprLoc(), "the index of '" + Name +
+                                    "' is not a sum of scaled, offset or "
+                                    "clamped coordinates times strides");
+      return std::nullopt;
+    }
+    // Strides: what multiplies the y and z parts, from the terms that
+    // mention those coordinates.
+    std::map<unsigned, Monomial> Stride;
+    for (const auto &[M, C] : Index->terms()) {
+      for (SymbolId S : M) {
+        std::optional<unsigned> A =
+            S < 3 ? std::optional<unsigned>(S)
+                  : (Terms.count(S) ? axisOf(Terms[S].Inner) : std::nullopt);
+        if (!A || *A == 0)
+          continue;
+        Monomial Rest = M;
+        Rest.erase(llvm::find(Rest, S));
+        if (Stride.count(*A) && Stride[*A] != Rest) {
+          refuse(ASE->getExprLoc(), "the index of '" + Name +
+                                        "' multiplies one coordinate by two "
+                                        "strides");
+          return std::nullopt;
+        }
+        Stride[*A] = Rest;
+      }
+    }
+    // Split the terms: those the plane stride divides, then the row
+    // stride's, then the rest (x).
+    std::vector<AffineExpr> Part(3);
+    auto Contains = [](const Monomial &M, const Monomial &Sub, Monomial &Left) {
+      Left = M;
+      for (SymbolId S : Sub) {
+        auto It = llvm::find(Left, S);
+        if (It == Left.end())
+          return false;
+        Left.erase(It);
+      }
+      return true;
+    };
+    for (const auto &[M, C] : Index->terms()) {
+      Monomial Left;
+      unsigned Into = 0;
+      for (unsigned A : {2u, 1u})
+        if (Stride.count(A) && !Stride[A].empty() &&
+            Contains(M, Stride[A], Left)) {
+          Into = A;
+          break;
+        }
+      if (!Into)
+        Left = M;
+      AffineExpr T = AffineExpr::constant(C);
+      for (SymbolId S : Left)
+        T = T * AffineExpr::symbol(S);
+      Part[Into] = Part[Into] + T;
+    }
+    // A fixed plane (`(3 * H + y) * W + x`, the alpha plane): terms of the
+    // y part that are a product of names alone, all the same product.
+    if (!Stride.count(2)) {
+      AffineExpr Plane, Row;
+      std::optional<Monomial> PlaneStride;
+      for (const auto &[M, C] : Part[1].terms()) {
+        bool Names = !M.empty() && llvm::none_of(M, [&](SymbolId S) {
+          return S < 3 || Terms.count(S);
+        });
+        AffineExpr T = AffineExpr::constant(C);
+        for (SymbolId S : M)
+          T = T * AffineExpr::symbol(S);
+        if (!Names) {
+          Row = Row + T;
+        } else if (!PlaneStride || *PlaneStride == M) {
+          PlaneStride = M;
+          Plane = Plane + AffineExpr::constant(C);
+        } else {
+          refuse(ASE->getExprLoc(),
+                 "the index of '" + Name + "' has two plane strides");
+          return std::nullopt;
+        }
+      }
+      if (PlaneStride) {
+        Part[1] = Row;
+        Part[2] = Plane;
+        Stride[2] = *PlaneStride;
+      }
+    }
+    unsigned Dims = Stride.count(2) ? 3 : 2;
+    std::vector<CoordinateRead> Result;
+    for (unsigned D = 0; D != Dims; ++D) {
+      std::optional<CoordinateRead> C = coordinate(Part[D], D);
+      if (!C) {
+        static const char *const Axis[] = {"x", "y", "z"};
+        refuse(ASE->getExprLoc(),
+               "the " + std::string(Axis[D]) + " part of the index of '" +
+                   Name + "' is not a scaled, offset or clamped coordinate");
+        return std::nullopt;
+      }
+      Result.push_back(*C);
+    }
+    return Result;
+  }
+
+  /// \p E as one coordinate read along \p Default (for a fixed index).
+  std::optional<CoordinateRead> coordinate(const AffineExpr &E,
+                                           unsigned Default) {
+    CoordinateRead C;
+    C.Axis = Default;
+    C.Offset = E.constantTerm();
+    AffineExpr Rest = E - AffineExpr::constant(C.Offset);
+    if (Rest.isZero()) {
+      C.Scale = 0;
+      return C;
+    }
+    if (Rest.terms().size() != 1)
+      return std::nullopt;
+    const auto &[M, K] = *Rest.terms().begin();
+    if (M.size() != 1)
+      return std::nullopt;
+    SymbolId S = M.front();
+    if (S < 3) {
+      C.Axis = S;
+      C.Scale = K;
+      return C;
+    }
+    auto T = Terms.find(S);
+    if (T == Terms.end() || K != 1)
+      return std::nullopt;
+    if (!T->second.IsClamp) {
+      std::optional<CoordinateRead> Inner = coordinate(T->second.Inner, 0);
+      if (!Inner || Inner->Scale == 0 || Inner->Divisor != 1 || Inner->Clamped)
+        return std::nullopt;
+      C.Axis = Inner->Axis;
+      C.Scale = Inner->Scale;
+      C.Add = Inner->Offset;
+      C.Divisor = T->second.Divisor;
+      return C;
+    }
+    if (C.Offset != 0)
+      return std::nullopt; // clamp(..) + k: not one of the forms.
+    std::optional<CoordinateRead> Inner = coordinate(T->second.Inner, Default);
+    if (!Inner || Inner->Clamped)
+      return std::nullopt;
+    Inner->Clamped = true;
+    Inner->Lo = text(T->second.Lo);
+    Inner->Hi = text(T->second.Hi);
+    return Inner;
+  }
+
+  std::string text(const Expr *E) {
+    return Lexer::getSourceText(
+               CharSourceRange::getTokenRange(E->getSourceRange()),
+               Ctx.getSourceManager(), Ctx.getLangOpts())
+        .str();
+  }
+
+  const FunctionDecl &Kernel;
+  ASTContext &Ctx;
+  StageAccess Result;
+  std::set<const ValueDecl *> Modified;
+  std::map<const VarDecl *, unsigned> Coordinate;
+  std::map<const ValueDecl *, SymbolId> Opaque;
+  std::map<SymbolId, std::string> Names;
+  std::map<SymbolId, Term> Terms;
+  SymbolId Next = FirstFree;
+};
+
+} // namespace
+
+StageAccess analyzeStageAccess(const FunctionDecl &Kernel) {
+  return Analyzer(Kernel).run();
+}
+
+std::string describeStageRead(const StageRead &Read) {
+  static const char *const Axis[] = {"x", "y", "z"};
+  std::vector<std::string> Parts;
+  for (const CoordinateRead &C : Read.Coordinates) {
+    std::string S;
+    if (C.Scale == 0) {
+      S = std::to_string(C.Offset);
+    } else {
+      std::string Coord = (C.Scale == 1    ? ""
+                           : C.Scale == -1 ? "-"
+                                           : std::to_string(C.Scale)) +
+                          Axis[C.Axis];
+      if (C.Divisor != 1)
+        Coord = (C.Add ? "(" + Coord + (C.Add > 0 ? " + " : " - ") +
+                             std::to_string(std::abs(C.Add)) + ")"
+                       : Coord) +
+                " / " + std::to_string(C.Divisor);
+      S = Coord + (C.Offset > 0   ? " + " + std::to_string(C.Offset)
+                   : C.Offset < 0 ? " - " + std::to_string(-C.Offset)
+                                  : "");
+    }
+    if (C.Clamped)
+      S = "clamp(" + S + ", " + C.Lo + ", " + C.Hi + ")";
+    Parts.push_back(S);
+  }
+  return Read.Buffer->getNameAsString() + "[" + llvm::join(Parts, ", ") + "]";
+}
+
+} // namespace cuda_rewrite

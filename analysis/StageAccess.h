@@ -1,0 +1,65 @@
+//===- StageAccess.h - Where an image stage reads its inputs ----*- C++ -*-===//
+//
+// A stage of an image pipeline (samples/fuse/) writes the point of its own
+// coordinates and reads its inputs near them: at constant offsets, clamped
+// to the image, or at scaled coordinates (2x for downsampling, x / 2 for
+// upsampling). The fuse pass (PolyMage-GPU, issue 6) needs those reads as
+// numbers to align producer and consumer tiles. This analysis finds them:
+// for every load of a pointer parameter, each coordinate read as
+//
+//   clamp((Scale * coord + Add) / Divisor + Offset, Lo, Hi)
+//
+// (C division, truncating; the clamp optional), where coord is the thread's
+// coordinate along the same axis, given by the kernel's prologue
+// (`int x = blockIdx.x * blockDim.x + threadIdx.x;`, `int c = blockIdx.z;`).
+// The index is split into x, y and z parts by the strides its coordinates
+// are multiplied by (`(c * H + y) * W + x`). A clamp is a call of a
+// function whose body is `v < lo ? lo : v > hi ? hi : v` (image::clamp).
+//
+// It does not look at guards or at what is computed from the values: the
+// pass checks those. A kernel whose reads or writes do not fit is refused
+// with the reason and where.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_ANALYSIS_STAGEACCESS_H
+#define CUDA_REWRITE_ANALYSIS_STAGEACCESS_H
+
+#include "clang/AST/Decl.h"
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// One coordinate of a read (see the file comment).
+struct CoordinateRead {
+  unsigned Axis = 0; ///< The thread coordinate it follows: 0 x, 1 y, 2 z.
+  int64_t Scale = 1; ///< 0: a fixed index, Offset.
+  int64_t Add = 0, Divisor = 1, Offset = 0;
+  bool Clamped = false;
+  std::string Lo, Hi; ///< The clamp's bounds as written.
+};
+
+struct StageRead {
+  const clang::ParmVarDecl *Buffer = nullptr;
+  /// x, then y, then z if the index has a plane part.
+  std::vector<CoordinateRead> Coordinates;
+  clang::SourceLocation Loc;
+};
+
+struct StageAccess {
+  std::vector<StageRead> Reads;
+  /// The buffers written at the thread's own point.
+  std::vector<const clang::ParmVarDecl *> Writes;
+  std::string Refusal; ///< Empty when the kernel fits.
+  clang::SourceLocation RefusalLoc;
+  explicit operator bool() const { return Refusal.empty(); }
+};
+
+StageAccess analyzeStageAccess(const clang::FunctionDecl &Kernel);
+
+/// "in[clamp(x - 1, 0, W - 1), y]", "in[2x - 2, (y + 1) / 2 - 1, c]".
+std::string describeStageRead(const StageRead &Read);
+
+} // namespace cuda_rewrite
+
+#endif

@@ -1,0 +1,161 @@
+#include "analysis/StageAccess.h"
+#include "test/unit/CudaTestParse.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace cuda_rewrite;
+using namespace cuda_rewrite::test;
+
+namespace {
+
+/// image::clamp as samples/common/image.cuh writes it, and one that only
+/// looks like it.
+const char *Prelude = R"cu(
+namespace image {
+__host__ __device__ inline int clamp(int V, int Lo, int Hi) {
+  return V < Lo ? Lo : V > Hi ? Hi : V;
+}
+__host__ __device__ inline int wrap(int V, int Lo, int Hi) {
+  return V < Lo ? Hi : V > Hi ? Lo : V;
+}
+} // namespace image
+)cu";
+
+/// The reads of kernel `k` described, or "refused: <why>".
+std::vector<std::string> readsOf(const std::string &Kernel) {
+  auto AST = parseCuda(std::string(Prelude) + Kernel);
+  if (!AST)
+    return {"no AST"};
+  const FunctionDecl *K = findFunction(*AST, "k");
+  if (!K)
+    return {"no kernel"};
+  StageAccess Access = analyzeStageAccess(*K);
+  if (!Access)
+    return {"refused: " + Access.Refusal};
+  std::vector<std::string> Reads;
+  for (const StageRead &R : Access.Reads)
+    Reads.push_back(describeStageRead(R));
+  for (const ParmVarDecl *W : Access.Writes)
+    Reads.push_back("writes " + W->getNameAsString());
+  return Reads;
+}
+
+using Strings = std::vector<std::string>;
+
+} // namespace
+
+TEST(StageAccess, ClampedOffsets) {
+  EXPECT_EQ(readsOf(R"cu(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * W + image::clamp(x - 1, 0, W - 1)] + in[y * W + x] +
+                   in[image::clamp(y + 1, 0, H - 1) * W + x];
+})cu"),
+            (Strings{"in[clamp(x - 1, 0, W - 1), y]", "in[x, y]",
+                     "in[x, clamp(y + 1, 0, H - 1)]", "writes out"}));
+}
+
+TEST(StageAccess, ChannelPlanesAndGuardedOffsets) {
+  EXPECT_EQ(readsOf(R"cu(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int y = threadIdx.y + blockIdx.y * blockDim.y;
+  int x = blockDim.x * blockIdx.x + threadIdx.x;
+  int c = blockIdx.z;
+  if (x < 1 || y < 1 || x >= W - 1 || y >= H - 1)
+    return;
+  const int plane = c * H;
+  out[(plane + y) * W + x] = in[(c * H + y - 1) * W + x + 1];
+})cu"),
+            (Strings{"in[x + 1, y - 1, z]", "writes out"}));
+}
+
+TEST(StageAccess, DownAndUpSampling) {
+  // Pyramid levels: the input has another size than the output.
+  EXPECT_EQ(readsOf(R"cu(
+__global__ void k(const float *in, float *out, int inW, int W, int inH, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  int row = (c * inH + image::clamp((y + 1) / 2 - 1, 0, inH - 1)) * inW;
+  int x0 = image::clamp(2 * x - 2, 0, inW - 1);
+  out[(c * H + y) * W + x] = in[row + x0] + in[(c * inH + y / 2 + 1) * inW + x];
+})cu"),
+            (Strings{"in[clamp(2x - 2, 0, inW - 1), clamp((y + 1) / 2 - 1, "
+                     "0, inH - 1), z]",
+                     "in[x, y / 2 + 1, z]", "writes out"}));
+}
+
+TEST(StageAccess, StridesKeepTheirFactors) {
+  // Bayer planes: `W` is a name of its own, not 2 * W2, so that the read
+  // is row 2y + 1 of a W-wide image.
+  EXPECT_EQ(readsOf(R"cu(
+__global__ void k(const float *in, float *gr, float *b, int W2, int H2) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W2 || y >= H2)
+    return;
+  const int W = 2 * W2;
+  gr[y * W2 + x] = in[2 * y * W + 2 * x];
+  b[y * W2 + x] = in[(2 * y + 1) * W + 2 * x];
+})cu"),
+            (Strings{"in[2x, 2y]", "in[2x, 2y + 1]", "writes gr", "writes b"}));
+}
+
+TEST(StageAccess, TablesAndFixedPlanes) {
+  // Constant tables are not buffers; the alpha plane of an RGBA image is
+  // plane 3 whatever the thread's z.
+  EXPECT_EQ(readsOf(R"cu(
+__constant__ float kWeights[5];
+__constant__ float kMatrix[3][4];
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  out[(c * H + y) * W + x] =
+      kWeights[2] * kMatrix[c][1] * in[(c * H + y) * W + x] *
+      in[(3 * H + y) * W + x];
+})cu"),
+            (Strings{"in[x, y, z]", "in[x, y, 3]", "writes out"}));
+}
+
+TEST(StageAccess, Refusals) {
+  const char *Head = R"cu(
+__global__ void k(const float *in, float *out, const int *idx, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+)cu";
+  auto Refusal = [&](const std::string &Body) {
+    Strings R = readsOf(Head + Body + "}");
+    return R.size() == 1 ? R.front() : std::string("not refused");
+  };
+  EXPECT_EQ(Refusal("out[y * W + x + 1] = in[y * W + x];"),
+            "refused: a store to 'out' away from the thread's own point");
+  EXPECT_EQ(Refusal("out[y * W + x] = in[idx[y * W + x]];"),
+            "refused: the index of 'in' is not a sum of scaled, offset or "
+            "clamped coordinates times strides");
+  // Not a clamp: the body is not `v < lo ? lo : v > hi ? hi : v`.
+  EXPECT_EQ(Refusal("out[y * W + x] = in[y * W + image::wrap(x - 1, 0, W)];"),
+            "refused: the index of 'in' is not a sum of scaled, offset or "
+            "clamped coordinates times strides");
+  // A loop variable (the bilateral grid's gather) is not a coordinate.
+  EXPECT_EQ(Refusal("float s = 0; for (int i = 0; i < 8; ++i) s += "
+                    "in[y * W + 8 * x + i]; out[y * W + x] = s;"),
+            "refused: the index of 'in' is not a sum of scaled, offset or "
+            "clamped coordinates times strides");
+  // y both in the row and in the column.
+  EXPECT_EQ(Refusal("out[y * W + x] = in[y * W + x + y];"),
+            "refused: the index of 'in' multiplies one coordinate by two "
+            "strides");
+  EXPECT_EQ(Refusal("out[y * W + x] = in[y * W + image::clamp(x, 0, W) + 1];"),
+            "refused: the x part of the index of 'in' is not a scaled, offset "
+            "or clamped coordinate");
+  EXPECT_EQ(Refusal("float v = in[y * W + x];"),
+            "refused: no store at the thread's own point");
+}
