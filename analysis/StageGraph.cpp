@@ -2,6 +2,7 @@
 
 #include "analysis/StageGraph.h"
 #include "analysis/KernelAccess.h"
+#include "analysis/StageAccess.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -240,6 +241,25 @@ const StageGraph::Buffer *StageGraph::buffer(const ValueDecl *Decl) const {
     if (B.Decl == Decl)
       return &B;
   return nullptr;
+}
+
+std::optional<std::vector<StageRead>> readsAlong(const StageGraph &Graph,
+                                                 const StageGraph::Edge &E) {
+  const CUDAKernelCallExpr *Launch = Graph.Stages[E.To].Launch;
+  const FunctionDecl *Kernel = Launch->getDirectCallee();
+  if (!Kernel || !Kernel->getDefinition())
+    return std::nullopt;
+  StageAccess Access = analyzeStageAccess(*Kernel->getDefinition());
+  if (!Access)
+    return std::nullopt;
+  std::vector<StageRead> Reads;
+  for (StageRead &R : Access.Reads) {
+    unsigned Index = R.Buffer->getFunctionScopeIndex();
+    if (Index < Launch->getNumArgs() &&
+        bufferOf(Launch->getArg(Index)) == E.Buffer)
+      Reads.push_back(std::move(R));
+  }
+  return Reads;
 }
 
 std::string describeStageGraph(const StageGraph &Graph) {

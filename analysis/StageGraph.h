@@ -94,6 +94,15 @@ StageGraph buildStageGraph(const clang::CompoundStmt &Block,
                            const clang::FunctionDecl &Enclosing,
                            clang::ASTContext &Ctx);
 
+struct StageRead;
+
+/// The reads the consumer of flow edge \p E makes of its buffer (from
+/// StageAccess, through the launch's arguments): the dependence of the
+/// consumer's points on the producer's. Nullopt when StageAccess refuses
+/// the consumer's kernel.
+std::optional<std::vector<StageRead>> readsAlong(const StageGraph &Graph,
+                                                 const StageGraph::Edge &E);
+
 /// "7 stages, 9 edges, 1 component; inputs 'in'; intermediates 'a', 'b';
 /// outputs 'out' (live after: a parameter)".
 std::string describeStageGraph(const StageGraph &Graph);

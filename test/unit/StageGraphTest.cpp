@@ -1,4 +1,5 @@
 #include "analysis/StageGraph.h"
+#include "analysis/StageAccess.h"
 #include "test/unit/CudaTestParse.h"
 #include "gtest/gtest.h"
 
@@ -173,4 +174,45 @@ void run(const float *in, float *out, int n) {
                      "line 16: the body of 'opaque' is not visible"}));
   // The opaque kernel may read and write everything it is passed.
   EXPECT_EQ(D.Edges, (Strings{"0->1 t flow", "0->1 t output"}));
+}
+
+TEST(StageGraph, FlowEdgesCarryTheConsumersReads) {
+  auto AST = parseCuda(R"cu(
+__global__ void square(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x] * in[y * W + x];
+}
+__global__ void sum3(const float *a, const float *b, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y >= H || x >= W - 1)
+    return;
+  out[y * W + x] = a[y * W + x - 1] + a[y * W + x + 1] + b[2 * y * W + x];
+}
+void run(const float *in, float *out, int W, int H) {
+  float *sq;
+  {
+    square<<<1, 32>>>(in, sq, W, H);
+    sum3<<<1, 32>>>(sq, in, out, W, H);
+  }
+})cu");
+  ASSERT_TRUE(AST);
+  const FunctionDecl *Run = findFunction(*AST, "run");
+  const CompoundStmt *Block = nullptr;
+  for (const Stmt *S : cast<CompoundStmt>(Run->getBody())->body())
+    if ((Block = dyn_cast<CompoundStmt>(S)))
+      break;
+  ASSERT_TRUE(Block);
+  StageGraph G = buildStageGraph(*Block, *Run, AST->getASTContext());
+  ASSERT_EQ(G.Edges.size(), 1u);
+  std::optional<std::vector<StageRead>> Reads = readsAlong(G, G.Edges[0]);
+  ASSERT_TRUE(Reads);
+  std::vector<std::string> Described;
+  for (const StageRead &R : *Reads)
+    Described.push_back(describeStageRead(R));
+  // sum3's reads of 'sq' (its parameter 'a'), not of 'in' ('b').
+  EXPECT_EQ(Described, (Strings{"a[x - 1, y]", "a[x + 1, y]"}));
 }
