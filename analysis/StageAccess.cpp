@@ -78,6 +78,8 @@ public:
     }
     findModified(Body);
     visit(Body, /*Stored=*/false);
+    if (Result)
+      findGuards(cast<CompoundStmt>(Body));
     if (Result && Result.Writes.empty())
       refuse(Kernel.getLocation(), "no store at the thread's own point");
     return std::move(Result);
@@ -211,6 +213,87 @@ private:
     if (!At)
       return;
     Result.Reads.push_back({Buffer, std::move(*At), ASE->getExprLoc()});
+  }
+
+  //===-- Guards ----------------------------------------------------------===//
+
+  /// Guards at the top of \p Block: `if (..) return;` (the condition says
+  /// which points are not written) and `if (..) { .. }` around the rest (it
+  /// says which are), nested.
+  void findGuards(const CompoundStmt *Block) {
+    for (const Stmt *S : Block->body()) {
+      const auto *If = dyn_cast<IfStmt>(S);
+      if (!If || !Result)
+        continue;
+      if (If->getElse() || If->getInit() || If->getConditionVariable()) {
+        refuse(If->getIfLoc(), "a guard with an else branch or a declaration");
+        return;
+      }
+      const Stmt *Then = If->getThen();
+      if (const auto *C = dyn_cast<CompoundStmt>(Then); C && C->size() == 1)
+        Then = C->body_front();
+      if (isa<ReturnStmt>(Then)) {
+        bounds(If->getCond(), /*Skipped=*/true);
+      } else {
+        bounds(If->getCond(), /*Skipped=*/false);
+        if (const auto *C = dyn_cast<CompoundStmt>(If->getThen()))
+          findGuards(C);
+      }
+    }
+  }
+
+  /// The bounds a condition states: an `||` of them for a return guard
+  /// (\p Skipped), an `&&` for an enclosing one.
+  void bounds(const Expr *Cond, bool Skipped) {
+    Cond = Cond->IgnoreParenImpCasts();
+    if (const auto *BO = dyn_cast<BinaryOperator>(Cond)) {
+      if (BO->getOpcode() == (Skipped ? BO_LOr : BO_LAnd)) {
+        bounds(BO->getLHS(), Skipped);
+        bounds(BO->getRHS(), Skipped);
+        return;
+      }
+      if (BO->isComparisonOp() && BO->getOpcode() != BO_EQ &&
+          BO->getOpcode() != BO_NE && bound(BO, Skipped))
+        return;
+    }
+    refuse(Cond->getExprLoc(),
+           "a guard that is not a bound on the thread's coordinates");
+  }
+
+  /// `coord op limit` (either side), as a bound of the written points.
+  bool bound(const BinaryOperator *BO, bool Skipped) {
+    BinaryOperatorKind Op = BO->getOpcode();
+    const Expr *Coord = BO->getLHS(), *Limit = BO->getRHS();
+    std::optional<unsigned> Axis = coordinateOf(Coord);
+    if (!Axis) {
+      std::swap(Coord, Limit);
+      Axis = coordinateOf(Coord);
+      Op = BinaryOperator::reverseComparisonOp(Op);
+    }
+    std::optional<AffineExpr> L = eval(Limit);
+    if (!Axis || !L ||
+        L->mentionsAny([&](SymbolId S) { return S < 3 || Terms.count(S); }))
+      return false;
+    // The written points: the condition (enclosing guard) or its negation
+    // (return guard).
+    if (Skipped)
+      Op = BinaryOperator::negateComparisonOp(Op);
+    StageBound B;
+    B.Axis = *Axis;
+    B.Limit = text(Limit);
+    B.Upper = Op == BO_LT || Op == BO_LE;
+    B.Add = Op == BO_LE || Op == BO_GT ? 1 : 0;
+    Result.Bounds.push_back(B);
+    return true;
+  }
+
+  /// The coordinate \p E is, exactly.
+  std::optional<unsigned> coordinateOf(const Expr *E) {
+    std::optional<AffineExpr> V = eval(E);
+    for (unsigned D = 0; D != 3; ++D)
+      if (V && *V == AffineExpr::symbol(CoordSym + D))
+        return D;
+    return std::nullopt;
   }
 
   //===-- Index expressions -----------------------------------------------===//
@@ -501,6 +584,29 @@ private:
 
 StageAccess analyzeStageAccess(const FunctionDecl &Kernel) {
   return Analyzer(Kernel).run();
+}
+
+std::string describeStageDomain(const StageAccess &Access) {
+  static const char *const Axis[] = {"x", "y", "z"};
+  std::vector<std::string> Parts;
+  for (unsigned D = 0; D != 3; ++D) {
+    std::vector<std::string> Lo, Hi;
+    for (const StageBound &B : Access.Bounds)
+      if (B.Axis == D)
+        (B.Upper ? Hi : Lo)
+            .push_back(B.Limit + (B.Add ? " + " + std::to_string(B.Add) : ""));
+    if (Lo.empty() && Hi.empty())
+      continue;
+    std::string S = Axis[D];
+    if (!Lo.empty())
+      S = (Lo.size() == 1 ? Lo[0] : "max(" + llvm::join(Lo, ", ") + ")") +
+          " <= " + S;
+    if (!Hi.empty())
+      S += " < " +
+           (Hi.size() == 1 ? Hi[0] : "min(" + llvm::join(Hi, ", ") + ")");
+    Parts.push_back(S);
+  }
+  return Parts.empty() ? "the launch's extent" : llvm::join(Parts, ", ");
 }
 
 std::string describeStageRead(const StageRead &Read) {

@@ -46,7 +46,19 @@ struct StageRead {
   clang::SourceLocation Loc;
 };
 
+/// A bound of the points a stage writes, from its guards: Lower ones say
+/// coord >= Limit + Add, upper ones coord < Limit + Add.
+struct StageBound {
+  unsigned Axis = 0;
+  bool Upper = false;
+  std::string Limit; ///< As written.
+  int64_t Add = 0;
+};
+
 struct StageAccess {
+  /// From `if (x >= W || ...) return;` and `if (x < W && ...) { ... }` at
+  /// the top of the body; none along an axis means the launch's extent.
+  std::vector<StageBound> Bounds;
   std::vector<StageRead> Reads;
   /// The buffers written at the thread's own point.
   std::vector<const clang::ParmVarDecl *> Writes;
@@ -56,6 +68,9 @@ struct StageAccess {
 };
 
 StageAccess analyzeStageAccess(const clang::FunctionDecl &Kernel);
+
+/// "x in [1, W - 1), y < H": the points the stage writes.
+std::string describeStageDomain(const StageAccess &Access);
 
 /// "in[clamp(x - 1, 0, W - 1), y]", "in[2x - 2, (y + 1) / 2 - 1, c]".
 std::string describeStageRead(const StageRead &Read);

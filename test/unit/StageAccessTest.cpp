@@ -159,3 +159,59 @@ __global__ void k(const float *in, float *out, const int *idx, int W, int H) {
   EXPECT_EQ(Refusal("float v = in[y * W + x];"),
             "refused: no store at the thread's own point");
 }
+
+namespace {
+
+/// The written domain of kernel `k`, or "refused: <why>".
+std::string domainOf(const std::string &Kernel) {
+  auto AST = parseCuda(std::string(Prelude) + Kernel);
+  if (!AST)
+    return "no AST";
+  const FunctionDecl *K = findFunction(*AST, "k");
+  if (!K)
+    return "no kernel";
+  StageAccess Access = analyzeStageAccess(*K);
+  return Access ? describeStageDomain(Access) : "refused: " + Access.Refusal;
+}
+
+const char *GuardHead = R"cu(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+)cu";
+
+std::string guarded(const std::string &Body) {
+  return domainOf(GuardHead + Body + "\n}");
+}
+
+} // namespace
+
+TEST(StageAccess, ReturnGuardsBoundTheWrittenPoints) {
+  EXPECT_EQ(guarded("if (x >= W || y >= H) return; out[y * W + x] = 1;"),
+            "x < W, y < H");
+  // Harris: the interior only; a comparison may have the coordinate on
+  // either side.
+  EXPECT_EQ(guarded("if (x < 1 || 1 > y || x >= W - 1 || y > H - 2)\n"
+                    "  return;\n"
+                    "out[y * W + x] = in[y * W + x];"),
+            "1 <= x < W - 1, 1 <= y < H - 2 + 1");
+  EXPECT_EQ(guarded("out[y * W + x] = 1;"), "the launch's extent");
+}
+
+TEST(StageAccess, EnclosingGuardsNest) {
+  EXPECT_EQ(guarded("if (x >= 2 && x <= W - 3) {\n"
+                    "  if (y > 0 && y < H) { out[y * W + x] = 1; }\n"
+                    "}"),
+            "2 <= x < W - 3 + 1, 0 + 1 <= y < H");
+}
+
+TEST(StageAccess, GuardRefusals) {
+  EXPECT_EQ(guarded("if (x % 2) return; out[y * W + x] = 1;"),
+            "refused: a guard that is not a bound on the thread's coordinates");
+  EXPECT_EQ(guarded("if (x == 3) return; out[y * W + x] = 1;"),
+            "refused: a guard that is not a bound on the thread's coordinates");
+  EXPECT_EQ(guarded("if (x >= W) return; else out[y * W + x] = 1;"),
+            "refused: a guard with an else branch or a declaration");
+  EXPECT_EQ(guarded("if (x >= y) return; out[y * W + x] = 1;"),
+            "refused: a guard that is not a bound on the thread's coordinates");
+}
