@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>
+#include <numeric>
 #include <set>
 
 using namespace clang;
@@ -584,6 +585,97 @@ private:
 
 StageAccess analyzeStageAccess(const FunctionDecl &Kernel) {
   return Analyzer(Kernel).run();
+}
+
+namespace {
+
+int64_t floorDiv(int64_t A, int64_t B) {
+  return A / B - (A % B != 0 && (A < 0) != (B < 0));
+}
+int64_t ceilDiv(int64_t A, int64_t B) { return -floorDiv(-A, B); }
+
+/// One coordinate read as an axis dependence.
+AxisDependence dependence(const CoordinateRead &C) {
+  AxisDependence D;
+  D.ConsumerAxis = C.Axis;
+  D.Clamped = C.Clamped;
+  if (C.Scale == 0) {
+    D.Num = 0;
+    D.Lo = D.Hi = C.Offset;
+    return D;
+  }
+  int64_t G = std::gcd(C.Scale < 0 ? -C.Scale : C.Scale, C.Divisor);
+  D.Num = C.Scale / G;
+  D.Den = C.Divisor / G;
+  // trunc((S c + A) / Dv) lies within (Dv - 1) / Dv of (S c + A) / Dv.
+  int64_t Dv = C.Divisor;
+  D.Lo = floorDiv(C.Add - (Dv - 1), Dv) + C.Offset;
+  D.Hi = ceilDiv(C.Add + (Dv - 1), Dv) + C.Offset;
+  return D;
+}
+
+} // namespace
+
+std::optional<std::vector<AxisDependence>>
+dependenceOf(const std::vector<StageRead> &Reads, std::string &Why) {
+  std::vector<AxisDependence> Axes;
+  static const char *const Axis[] = {"x", "y", "z"};
+  for (const StageRead &R : Reads) {
+    if (Axes.empty())
+      Axes.resize(R.Coordinates.size());
+    if (R.Coordinates.size() != Axes.size()) {
+      Why = "reads of '" + R.Buffer->getNameAsString() +
+            "' with and without a plane index";
+      return std::nullopt;
+    }
+    bool First = &R == &Reads.front();
+    for (unsigned A = 0; A != Axes.size(); ++A) {
+      AxisDependence D = dependence(R.Coordinates[A]);
+      AxisDependence &Seen = Axes[A];
+      if (First) {
+        Seen = D;
+        continue;
+      }
+      if ((D.Num == 0) != (Seen.Num == 0)) {
+        Why = "reads of '" + R.Buffer->getNameAsString() +
+              "' both fixed and following a coordinate along " + Axis[A];
+        return std::nullopt;
+      }
+      if (D.Num != 0 && (D.Num != Seen.Num || D.Den != Seen.Den ||
+                         D.ConsumerAxis != Seen.ConsumerAxis)) {
+        Why = "reads of '" + R.Buffer->getNameAsString() + "' follow " +
+              Axis[A] + " at two scales or from two coordinates";
+        return std::nullopt;
+      }
+      Seen.Lo = std::min(Seen.Lo, D.Lo);
+      Seen.Hi = std::max(Seen.Hi, D.Hi);
+      Seen.Clamped = Seen.Clamped || D.Clamped;
+    }
+  }
+  return Axes;
+}
+
+std::string describeDependence(const std::vector<AxisDependence> &Axes) {
+  static const char *const Axis[] = {"x", "y", "z"};
+  std::vector<std::string> Parts;
+  for (unsigned A = 0; A != Axes.size(); ++A) {
+    const AxisDependence &D = Axes[A];
+    std::string S = std::string(Axis[A]) + ": ";
+    if (D.Num == 0) {
+      S += D.Lo == D.Hi
+               ? std::to_string(D.Lo)
+               : "[" + std::to_string(D.Lo) + ", " + std::to_string(D.Hi) + "]";
+    } else {
+      S += (D.Num == 1 ? "" : std::to_string(D.Num)) + Axis[D.ConsumerAxis];
+      if (D.Den != 1)
+        S += " / " + std::to_string(D.Den);
+      S += " + [" + std::to_string(D.Lo) + ", " + std::to_string(D.Hi) + "]";
+    }
+    if (D.Clamped)
+      S += " (clamped)";
+    Parts.push_back(S);
+  }
+  return llvm::join(Parts, ", ");
 }
 
 std::string describeStageDomain(const StageAccess &Access) {

@@ -25,6 +25,7 @@
 #define CUDA_REWRITE_ANALYSIS_STAGEACCESS_H
 
 #include "clang/AST/Decl.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,27 @@ struct StageAccess {
 };
 
 StageAccess analyzeStageAccess(const clang::FunctionDecl &Kernel);
+
+/// How far, along one axis of the buffer, a consumer's point reaches into
+/// it: the read coordinate is (Num * c) / Den plus an offset in [Lo, Hi],
+/// c the consumer's coordinate along ConsumerAxis (Num 0: a fixed index,
+/// Lo). The offsets cover the rounding of divisions (either way, as C
+/// truncates), so the range is safe for tiling, if not tight.
+struct AxisDependence {
+  unsigned ConsumerAxis = 0;
+  int64_t Num = 1, Den = 1;
+  int64_t Lo = 0, Hi = 0;
+  bool Clamped = false; ///< Some read is clamped (at the borders only).
+};
+
+/// The dependence of a consumer on one buffer, per axis of the buffer, from
+/// its reads of it (readsAlong); nullopt, with \p Why, where two reads
+/// follow an axis at different scales or from different coordinates.
+std::optional<std::vector<AxisDependence>>
+dependenceOf(const std::vector<StageRead> &Reads, std::string &Why);
+
+/// "x: 2x + [-2, 2], y: y / 2 + [-1, 2] (clamped)".
+std::string describeDependence(const std::vector<AxisDependence> &Axes);
 
 /// "x in [1, W - 1), y < H": the points the stage writes.
 std::string describeStageDomain(const StageAccess &Access);

@@ -215,3 +215,61 @@ TEST(StageAccess, GuardRefusals) {
   EXPECT_EQ(guarded("if (x >= y) return; out[y * W + x] = 1;"),
             "refused: a guard that is not a bound on the thread's coordinates");
 }
+
+namespace {
+
+/// The dependence of kernel `k` on its parameter `in`, described.
+std::string dependenceOn(const std::string &Kernel) {
+  auto AST = parseCuda(std::string(Prelude) + Kernel);
+  if (!AST)
+    return "no AST";
+  const FunctionDecl *K = findFunction(*AST, "k");
+  StageAccess Access = analyzeStageAccess(*K);
+  if (!Access)
+    return "refused: " + Access.Refusal;
+  std::vector<StageRead> In;
+  for (const StageRead &R : Access.Reads)
+    if (R.Buffer->getName() == "in")
+      In.push_back(R);
+  std::string Why;
+  std::optional<std::vector<AxisDependence>> D = dependenceOf(In, Why);
+  return D ? describeDependence(*D) : "no dependence: " + Why;
+}
+
+} // namespace
+
+TEST(StageAccess, DependencesCoverEveryReadAndTheRounding) {
+  // Downsampling: columns 2x - 2 .. 2x + 2 of the finer level.
+  EXPECT_EQ(dependenceOn(R"cu(
+__global__ void k(const float *in, float *out, int inW, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * inW + image::clamp(2 * x - 2, 0, inW - 1)] +
+                   in[y * inW + 2 * x + 2];
+})cu"),
+            "x: 2x + [-2, 2] (clamped), y: y + [0, 0]");
+  // Upsampling: rows around y / 2; (y + 1) / 2 - 1 and y / 2 + 1 round
+  // either way, hence the margin.
+  EXPECT_EQ(dependenceOn(R"cu(
+__global__ void k(const float *in, float *out, int W, int inH, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  out[(c * H + y) * W + x] =
+      in[(c * inH + image::clamp((y + 1) / 2 - 1, 0, inH - 1)) * W + x] +
+      in[(c * inH + y / 2 + 1) * W + x];
+})cu"),
+            "x: x + [0, 0], y: y / 2 + [-1, 2] (clamped), z: z + [0, 0]");
+  EXPECT_EQ(dependenceOn(R"cu(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  out[y * W + x] = in[y * W + 2 * x] + in[y * W + x];
+})cu"),
+            "no dependence: reads of 'in' follow x at two scales or from two "
+            "coordinates");
+}
