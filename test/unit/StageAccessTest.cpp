@@ -21,21 +21,37 @@ __host__ __device__ inline int wrap(int V, int Lo, int Hi) {
 } // namespace image
 )cu";
 
+/// Kernel `k` (after the prelude) analysed, with the AST its declarations
+/// live in, or why not ("no AST", "no kernel", "refused: <why>").
+struct Analysed {
+  std::unique_ptr<ASTUnit> AST;
+  StageAccess Access;
+  std::string Error;
+};
+
+Analysed analyse(const std::string &Kernel) {
+  Analysed A;
+  A.AST = parseCuda(std::string(Prelude) + Kernel);
+  const FunctionDecl *K = A.AST ? findFunction(*A.AST, "k") : nullptr;
+  if (!K) {
+    A.Error = A.AST ? "no kernel" : "no AST";
+    return A;
+  }
+  A.Access = analyzeStageAccess(*K);
+  if (!A.Access)
+    A.Error = "refused: " + A.Access.Refusal;
+  return A;
+}
+
 /// The reads of kernel `k` described, or "refused: <why>".
 std::vector<std::string> readsOf(const std::string &Kernel) {
-  auto AST = parseCuda(std::string(Prelude) + Kernel);
-  if (!AST)
-    return {"no AST"};
-  const FunctionDecl *K = findFunction(*AST, "k");
-  if (!K)
-    return {"no kernel"};
-  StageAccess Access = analyzeStageAccess(*K);
-  if (!Access)
-    return {"refused: " + Access.Refusal};
+  Analysed A = analyse(Kernel);
+  if (!A.Error.empty())
+    return {A.Error};
   std::vector<std::string> Reads;
-  for (const StageRead &R : Access.Reads)
+  for (const StageRead &R : A.Access.Reads)
     Reads.push_back(describeStageRead(R));
-  for (const ParmVarDecl *W : Access.Writes)
+  for (const ParmVarDecl *W : A.Access.Writes)
     Reads.push_back("writes " + W->getNameAsString());
   return Reads;
 }
@@ -164,14 +180,8 @@ namespace {
 
 /// The written domain of kernel `k`, or "refused: <why>".
 std::string domainOf(const std::string &Kernel) {
-  auto AST = parseCuda(std::string(Prelude) + Kernel);
-  if (!AST)
-    return "no AST";
-  const FunctionDecl *K = findFunction(*AST, "k");
-  if (!K)
-    return "no kernel";
-  StageAccess Access = analyzeStageAccess(*K);
-  return Access ? describeStageDomain(Access) : "refused: " + Access.Refusal;
+  Analysed A = analyse(Kernel);
+  return A.Error.empty() ? describeStageDomain(A.Access) : A.Error;
 }
 
 const char *GuardHead = R"cu(
@@ -220,15 +230,11 @@ namespace {
 
 /// The dependence of kernel `k` on its parameter `in`, described.
 std::string dependenceOn(const std::string &Kernel) {
-  auto AST = parseCuda(std::string(Prelude) + Kernel);
-  if (!AST)
-    return "no AST";
-  const FunctionDecl *K = findFunction(*AST, "k");
-  StageAccess Access = analyzeStageAccess(*K);
-  if (!Access)
-    return "refused: " + Access.Refusal;
+  Analysed A = analyse(Kernel);
+  if (!A.Error.empty())
+    return A.Error;
   std::vector<StageRead> In;
-  for (const StageRead &R : Access.Reads)
+  for (const StageRead &R : A.Access.Reads)
     if (R.Buffer->getName() == "in")
       In.push_back(R);
   std::string Why;
