@@ -79,6 +79,38 @@ template <typename RowFn> void forRows(int H, RowFn Row) {
     T.join();
 }
 
+/// Calls Row(c, y) for every row of every one of C channels, rows in
+/// parallel.
+template <typename RowFn> void forEachRow(int C, int H, RowFn Row) {
+  forRows(C * H, [&](int R) { Row(R / H, R % H); });
+}
+
+/// A float64 image of a reference, channel-planar like the device's.
+struct RefImage {
+  int W, H, C;
+  std::vector<double> V;
+  RefImage(int W, int H, int C) : W(W), H(H), C(C), V(size_t(W) * H * C) {}
+  RefImage(const std::vector<float> &Img, int W, int H, int C)
+      : W(W), H(H), C(C), V(toDouble(Img)) {}
+  double &at(int Ch, int Y, int X) { return V[(size_t(Ch) * H + Y) * W + X]; }
+  double at(int Ch, int Y, int X) const {
+    return V[(size_t(Ch) * H + Y) * W + X];
+  }
+};
+
+/// Runs a pipeline as the harness does (Poison, then Launch, timed) and
+/// checks every element of \p Out against \p Ref within \p Tolerance.
+template <typename PoisonFn, typename LaunchFn>
+harness::Result measureAgainst(const harness::Args &A,
+                               harness::DeviceArray<float> &Out,
+                               const std::vector<double> &Ref, double Tolerance,
+                               PoisonFn Poison, LaunchFn Launch) {
+  return harness::measure(A, Poison, Launch, [&] {
+    return harness::compareFloat(Out.download(), Ref, harness::Everywhere(),
+                                 Tolerance);
+  });
+}
+
 } // namespace image
 
 #endif

@@ -344,21 +344,8 @@ void allocateIntermediates(std::deque<harness::DeviceArray<float>> &Store,
 
 //===-- Reference ---------------------------------------------------------===//
 
-/// A float64 image of the reference, channel-planar like the device's.
-struct RefImage {
-  int W, H, C;
-  std::vector<double> V;
-  RefImage(int W, int H, int C) : W(W), H(H), C(C), V(size_t(W) * H * C) {}
-  double &at(int Ch, int Y, int X) { return V[(size_t(Ch) * H + Y) * W + X]; }
-  double at(int Ch, int Y, int X) const {
-    return V[(size_t(Ch) * H + Y) * W + X];
-  }
-};
-
-/// Calls Row(c, y) for every row of every channel, rows in parallel.
-template <typename RowFn> void forEachRow(int C, int H, RowFn Row) {
-  image::forRows(C * H, [&](int R) { Row(R / H, R % H); });
-}
+using image::forEachRow;
+using image::RefImage;
 
 RefImage downXRef(const RefImage &In, int OutW) {
   RefImage Out(OutW, In.H, In.C);
@@ -477,12 +464,9 @@ int main(int argc, char **argv) {
   // without FMA, measured at most 3.5e-7 (2560 x 1536, seeds 1 to 3, and
   // 2561 x 1537), 30 times below the tolerance.
   const double Tolerance = 1e-5;
-  harness::Result Res = harness::measure(
-      A, [&] { DOut.poison(); }, [&] { launchInterpolate(B, S.W, S.H); },
-      [&] {
-        return harness::compareFloat(DOut.download(), Ref,
-                                     harness::Everywhere(), Tolerance);
-      });
+  harness::Result Res = image::measureAgainst(
+      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      [&] { launchInterpolate(B, S.W, S.H); });
   // The RGBA input read once, the RGB output written once.
   const double BytesMoved = double(S.pixels()) * sizeof(float) * (4 + 3);
   return harness::report(A, Res, BytesMoved);

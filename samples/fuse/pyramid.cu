@@ -359,23 +359,8 @@ void allocateIntermediates(std::deque<harness::DeviceArray<float>> &Store,
 
 //===-- Reference ---------------------------------------------------------===//
 
-/// A float64 image of the reference, channel-planar like the device's.
-struct RefImage {
-  int W, H, C;
-  std::vector<double> V;
-  RefImage(int W, int H, int C) : W(W), H(H), C(C), V(size_t(W) * H * C) {}
-  RefImage(const std::vector<float> &Img, int W, int H, int C)
-      : W(W), H(H), C(C), V(image::toDouble(Img)) {}
-  double &at(int Ch, int Y, int X) { return V[(size_t(Ch) * H + Y) * W + X]; }
-  double at(int Ch, int Y, int X) const {
-    return V[(size_t(Ch) * H + Y) * W + X];
-  }
-};
-
-/// Calls Row(c, y) for every row of every channel, rows in parallel.
-template <typename RowFn> void forEachRow(int C, int H, RowFn Row) {
-  image::forRows(C * H, [&](int R) { Row(R / H, R % H); });
-}
+using image::forEachRow;
+using image::RefImage;
 
 RefImage downXRef(const RefImage &In, int OutW) {
   RefImage Out(OutW, In.H, In.C);
@@ -514,12 +499,9 @@ int main(int argc, char **argv) {
   // of these kernels on the CPU, with and without FMA, measured at most
   // 2.3e-5 (3840 x 2160, seeds 1 to 3, and 3839 x 2161), a ninth of 2e-4.
   const double Tolerance = 2e-4;
-  harness::Result Res = harness::measure(
-      A, [&] { DOut.poison(); }, [&] { launchPyramidBlend(B, S.W, S.H); },
-      [&] {
-        return harness::compareFloat(DOut.download(), Ref,
-                                     harness::Everywhere(), Tolerance);
-      });
+  harness::Result Res = image::measureAgainst(
+      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      [&] { launchPyramidBlend(B, S.W, S.H); });
   // A and B (3 channels) and the mask read once, the output written once.
   const double BytesMoved =
       double(S.pixels()) * sizeof(float) * (3 + 3 + 1 + 3);
