@@ -33,6 +33,7 @@ struct Term {
   AffineExpr Inner;
   int64_t Divisor = 1;
   const Expr *Lo = nullptr, *Hi = nullptr;
+  const Expr *Callee = nullptr;
 };
 
 /// Whether \p F is `v < lo ? lo : v > hi ? hi : v` on its three parameters.
@@ -157,8 +158,15 @@ private:
       AffineExpr Global = AffineExpr::symbol(BlockIdxSym + D) *
                               AffineExpr::symbol(BlockDimSym + D) +
                           AffineExpr::symbol(ThreadIdxSym + D);
-      if (*E == Global || *E == AffineExpr::symbol(BlockIdxSym + D))
-        Coordinate[V] = D;
+      bool IsGlobal = *E == Global;
+      if (!IsGlobal && *E != AffineExpr::symbol(BlockIdxSym + D))
+        continue;
+      Coordinate[V] = D;
+      if (!Result.CoordinateVar[D]) {
+        Result.CoordinateVar[D] = V;
+        Result.Form[D] =
+            IsGlobal ? CoordinateForm::Global : CoordinateForm::BlockIndex;
+      }
     }
   }
 
@@ -188,6 +196,7 @@ private:
     }
     if (!llvm::is_contained(Result.Writes, Buffer))
       Result.Writes.push_back(Buffer);
+    Result.Stores.push_back(withStrides({Buffer, *At, ASE->getExprLoc()}));
   }
 
   /// A `__constant__` or const global array: a small table (weights, a
@@ -213,7 +222,15 @@ private:
     std::optional<std::vector<CoordinateRead>> At = coordinates(ASE);
     if (!At)
       return;
-    Result.Reads.push_back({Buffer, std::move(*At), ASE->getExprLoc()});
+    Result.Reads.push_back(
+        withStrides({Buffer, std::move(*At), ASE->getExprLoc()}));
+  }
+
+  /// \p R with the strides coordinates() found for its index.
+  StageRead withStrides(StageRead R) {
+    R.RowStride = LastStride[0];
+    R.PlaneStride = LastStride[1];
+    return R;
   }
 
   //===-- Guards ----------------------------------------------------------===//
@@ -284,6 +301,7 @@ private:
     B.Limit = text(Limit);
     B.Upper = Op == BO_LT || Op == BO_LE;
     B.Add = Op == BO_LE || Op == BO_GT ? 1 : 0;
+    B.LimitValue = paramPlusConstant(*L);
     Result.Bounds.push_back(B);
     return true;
   }
@@ -332,7 +350,7 @@ private:
         return *L * *R;
       case BO_Div:
         if (std::optional<int64_t> D = R->getConstant(); D && *D > 0)
-          return term({false, *L, *D, nullptr, nullptr});
+          return term({false, *L, *D, nullptr, nullptr, nullptr});
         return std::nullopt;
       default:
         return std::nullopt;
@@ -349,7 +367,8 @@ private:
     if (const auto *Call = dyn_cast<CallExpr>(E))
       if (isClampFunction(Call->getDirectCallee()))
         if (std::optional<AffineExpr> V = eval(Call->getArg(0)))
-          return term({true, *V, 1, Call->getArg(1), Call->getArg(2)});
+          return term({true, *V, 1, Call->getArg(1), Call->getArg(2),
+                       Call->getCallee()});
     return std::nullopt;
   }
 
@@ -502,6 +521,13 @@ private:
       }
     }
     unsigned Dims = Stride.count(2) ? 3 : 2;
+    for (unsigned A : {1u, 2u}) {
+      std::vector<const ValueDecl *> &Names = LastStride[A - 1];
+      Names.clear();
+      if (Stride.count(A))
+        for (SymbolId S : Stride[A])
+          Names.push_back(declOf(S));
+    }
     std::vector<CoordinateRead> Result;
     for (unsigned D = 0; D != Dims; ++D) {
       std::optional<CoordinateRead> C = coordinate(Part[D], D);
@@ -560,7 +586,37 @@ private:
     Inner->Clamped = true;
     Inner->Lo = text(T->second.Lo);
     Inner->Hi = text(T->second.Hi);
+    Inner->ClampFunction = text(T->second.Callee);
+    if (std::optional<AffineExpr> Lo = eval(T->second.Lo))
+      Inner->LoValue = paramPlusConstant(*Lo);
+    if (std::optional<AffineExpr> Hi = eval(T->second.Hi))
+      Inner->HiValue = paramPlusConstant(*Hi);
     return Inner;
+  }
+
+  /// The name an opaque symbol stands for; null for any other symbol.
+  const ValueDecl *declOf(SymbolId S) const {
+    for (const auto &[D, Sym] : Opaque)
+      if (Sym == S)
+        return D;
+    return nullptr;
+  }
+
+  /// \p E as `param + k` or `k`, if it is one.
+  std::optional<ParamPlusConstant> paramPlusConstant(const AffineExpr &E) {
+    ParamPlusConstant V;
+    V.Constant = E.constantTerm();
+    AffineExpr Rest = E - AffineExpr::constant(V.Constant);
+    if (Rest.isZero())
+      return V;
+    if (Rest.terms().size() != 1)
+      return std::nullopt;
+    const auto &[M, K] = *Rest.terms().begin();
+    if (M.size() != 1 || K != 1)
+      return std::nullopt;
+    if ((V.Param = dyn_cast_or_null<ParmVarDecl>(declOf(M.front()))))
+      return V;
+    return std::nullopt;
   }
 
   std::string text(const Expr *E) {
@@ -579,6 +635,8 @@ private:
   std::map<SymbolId, std::string> Names;
   std::map<SymbolId, Term> Terms;
   SymbolId Next = FirstFree;
+  /// The row and plane strides of the index coordinates() read last.
+  std::vector<const ValueDecl *> LastStride[2];
 };
 
 } // namespace

@@ -31,6 +31,14 @@
 
 namespace cuda_rewrite {
 
+/// A value of the form `param + k` (or `k`, with a null Param): how the
+/// fuse pass compares bounds across stages, through the launches'
+/// arguments.
+struct ParamPlusConstant {
+  const clang::ParmVarDecl *Param = nullptr;
+  int64_t Constant = 0;
+};
+
 /// One coordinate of a read (see the file comment).
 struct CoordinateRead {
   unsigned Axis = 0; ///< The thread coordinate it follows: 0 x, 1 y, 2 z.
@@ -38,6 +46,10 @@ struct CoordinateRead {
   int64_t Add = 0, Divisor = 1, Offset = 0;
   bool Clamped = false;
   std::string Lo, Hi; ///< The clamp's bounds as written.
+  /// The clamp's bounds as a parameter plus a constant (a null parameter:
+  /// the constant alone), where they have that form.
+  std::optional<ParamPlusConstant> LoValue, HiValue;
+  std::string ClampFunction; ///< The clamp's callee as written.
 };
 
 struct StageRead {
@@ -45,6 +57,11 @@ struct StageRead {
   /// x, then y, then z if the index has a plane part.
   std::vector<CoordinateRead> Coordinates;
   clang::SourceLocation Loc;
+  /// What the y and z parts of the index are multiplied by, as products of
+  /// names (`W`; `H * W`), empty where the index has no such part. Two
+  /// accesses with the same strides (through the launches' arguments) and
+  /// coordinates name the same element.
+  std::vector<const clang::ValueDecl *> RowStride, PlaneStride;
 };
 
 /// A bound of the points a stage writes, from its guards: Lower ones say
@@ -54,6 +71,15 @@ struct StageBound {
   bool Upper = false;
   std::string Limit; ///< As written.
   int64_t Add = 0;
+  /// Limit as `param + k`, where it has that form.
+  std::optional<ParamPlusConstant> LimitValue;
+};
+
+/// How the prologue computes a coordinate.
+enum class CoordinateForm {
+  Absent,
+  Global,     ///< blockIdx.d * blockDim.d + threadIdx.d
+  BlockIndex, ///< blockIdx.d alone (a channel)
 };
 
 struct StageAccess {
@@ -63,6 +89,12 @@ struct StageAccess {
   std::vector<StageRead> Reads;
   /// The buffers written at the thread's own point.
   std::vector<const clang::ParmVarDecl *> Writes;
+  /// Every store, as a StageRead of its own point (for the strides).
+  std::vector<StageRead> Stores;
+  /// The variables holding x, y, z (null where absent) and their forms.
+  const clang::VarDecl *CoordinateVar[3] = {nullptr, nullptr, nullptr};
+  CoordinateForm Form[3] = {CoordinateForm::Absent, CoordinateForm::Absent,
+                            CoordinateForm::Absent};
   std::string Refusal; ///< Empty when the kernel fits.
   clang::SourceLocation RefusalLoc;
   explicit operator bool() const { return Refusal.empty(); }

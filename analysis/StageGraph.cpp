@@ -9,6 +9,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>
+#include <set>
 
 using namespace clang;
 
@@ -44,32 +45,83 @@ bool containsLaunch(const Stmt *S) {
   return llvm::any_of(S->children(), containsLaunch);
 }
 
-/// The first reference to \p Var in \p Body that begins after \p After.
-class LaterUse : public RecursiveASTVisitor<LaterUse> {
+/// The uses of a local pointer in its function that do not make it live
+/// after a block: `cudaMalloc(&p, ..)`-style allocations (cudaMalloc,
+/// cudaMallocAsync, cudaMallocManaged, through casts) before the block,
+/// and `cudaFree(p)` or `cudaFreeAsync(p, ..)` after it. Every other use
+/// outside the block is a reason to keep it.
+class LocalUses : public RecursiveASTVisitor<LocalUses> {
 public:
-  LaterUse(const ValueDecl *Var, SourceLocation After, const SourceManager &SM)
-      : Var(Var), After(After), SM(SM) {}
+  LocalUses(const VarDecl *Var, const CompoundStmt &Block,
+            const SourceManager &SM)
+      : Var(Var), Block(Block), SM(SM) {}
 
-  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-    if (Ref->getDecl() == Var &&
-        SM.isBeforeInTranslationUnit(After, Ref->getBeginLoc()) &&
-        (Found.isInvalid() ||
-         SM.isBeforeInTranslationUnit(Ref->getBeginLoc(), Found)))
-      Found = Ref->getBeginLoc();
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier() || Call->getNumArgs() == 0)
+      return true;
+    llvm::StringRef Name = Callee->getName();
+    const Expr *Arg = Call->getArg(0)->IgnoreParenImpCasts();
+    if (Name == "cudaMalloc" || Name == "cudaMallocAsync" ||
+        Name == "cudaMallocManaged") {
+      if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
+        Arg = Cast->getSubExpr()->IgnoreParenImpCasts();
+      const auto *Addr = dyn_cast<UnaryOperator>(Arg);
+      if (Addr && Addr->getOpcode() == UO_AddrOf)
+        if (const auto *Ref = refToVar(Addr->getSubExpr()))
+          if (before(Ref->getBeginLoc(), Block.getBeginLoc())) {
+            Allocations.insert(Ref);
+            Allocated = true;
+          }
+    } else if (Name == "cudaFree" || Name == "cudaFreeAsync") {
+      if (const auto *Ref = refToVar(Arg))
+        if (before(Block.getEndLoc(), Ref->getBeginLoc()))
+          Frees.insert(Ref);
+    }
     return true;
   }
 
-  SourceLocation Found;
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (Ref->getDecl() != Var || Allocations.count(Ref) || Frees.count(Ref))
+      return true;
+    SourceLocation Loc = Ref->getBeginLoc();
+    if (before(Block.getEndLoc(), Loc)) {
+      if (LaterUse.isInvalid())
+        LaterUse = Loc;
+    } else if (before(Loc, Block.getBeginLoc())) {
+      OtherEarlierUse = true;
+    }
+    return true;
+  }
+
+  /// Calls are visited before the references in their arguments (pre-order
+  /// traversal), so the sets are complete when a reference is reached.
+  SourceLocation LaterUse;
+  bool OtherEarlierUse = false;
+  bool Allocated = false;
 
 private:
-  const ValueDecl *Var;
-  SourceLocation After;
+  const DeclRefExpr *refToVar(const Expr *E) const {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Var ? Ref : nullptr;
+  }
+  bool before(SourceLocation A, SourceLocation B) const {
+    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                        SM.getExpansionLoc(B));
+  }
+
+  const VarDecl *Var;
+  const CompoundStmt &Block;
   const SourceManager &SM;
+  std::set<const DeclRefExpr *> Allocations, Frees;
 };
 
-/// Why \p Decl may be read after \p Block, or "" (see the file comment).
+/// Why \p Decl may be read after \p Block, or "" (see the file comment);
+/// \p Fresh tells whether it holds memory the function allocated itself.
 std::string whyLive(const ValueDecl *Decl, const CompoundStmt &Block,
-                    const FunctionDecl &Enclosing, const SourceManager &SM) {
+                    const FunctionDecl &Enclosing, const SourceManager &SM,
+                    bool &Fresh) {
+  Fresh = false;
   if (isa<ParmVarDecl>(Decl))
     return "a parameter: the caller may read it";
   if (isa<FieldDecl>(Decl))
@@ -77,11 +129,17 @@ std::string whyLive(const ValueDecl *Decl, const CompoundStmt &Block,
   const auto *Var = dyn_cast<VarDecl>(Decl);
   if (!Var || !Var->hasLocalStorage())
     return "not a local variable: other code may read it";
-  LaterUse Use(Decl, Block.getEndLoc(), SM);
-  Use.TraverseStmt(Enclosing.getBody());
-  if (Use.Found.isValid())
+  LocalUses Uses(Var, Block, SM);
+  Uses.TraverseStmt(Enclosing.getBody());
+  if (Uses.LaterUse.isValid())
     return "named after the block, at line " +
-           std::to_string(SM.getExpansionLineNumber(Use.Found));
+           std::to_string(SM.getExpansionLineNumber(Uses.LaterUse));
+  const Expr *Init = Var->getInit();
+  bool NullInit =
+      !Init || Init->isNullPointerConstant(Var->getASTContext(),
+                                           Expr::NPC_ValueDependentIsNull);
+  Fresh = Uses.Allocated && !Uses.OtherEarlierUse && NullInit &&
+          Var->getType()->isPointerType();
   return "";
 }
 
@@ -210,7 +268,7 @@ StageGraph buildStageGraph(const CompoundStmt &Block,
     B.Kind = B.Writers.empty() ? StageGraph::Role::Input
              : ReadAfterWrite  ? StageGraph::Role::Intermediate
                                : StageGraph::Role::Output;
-    B.WhyLive = whyLive(B.Decl, Block, Enclosing, SM);
+    B.WhyLive = whyLive(B.Decl, Block, Enclosing, SM, B.Fresh);
     B.LiveAfter = !B.WhyLive.empty();
   }
   return G;

@@ -13,7 +13,8 @@
 // Liveness is conservative, since fusion may keep a buffer on chip only if
 // nothing reads it later: a buffer that is not a local variable of the
 // enclosing function (a parameter, a struct member, a global) counts as
-// live after the block, as does a local one named anywhere after it.
+// live after the block, as does a local one named after it other than in
+// `cudaFree(p)` or `cudaFreeAsync(p, ..)`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_STAGEGRAPH_H
@@ -71,6 +72,10 @@ struct StageGraph {
     /// May be read after the block (see the file comment); why, if so.
     bool LiveAfter = false;
     std::string WhyLive;
+    /// A local pointer the function allocates itself (cudaMalloc and
+    /// kin) and names nowhere else before the block: it cannot share
+    /// memory with any other buffer.
+    bool Fresh = false;
     std::vector<unsigned> Writers, Readers; ///< Stage indices, in order.
   };
 

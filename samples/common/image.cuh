@@ -98,6 +98,21 @@ struct RefImage {
   }
 };
 
+/// Keeps memory freed to the device's stream-ordered pool in the pool, so
+/// that a pipeline allocating its intermediates with cudaMallocAsync on
+/// every run (as the samples do: buffers allocated and freed around their
+/// block are provably dead after it, which lets a rewrite keep them on chip)
+/// reuses them without asking the driver again.
+inline void keepPoolMemory() {
+  int Device = 0;
+  cudaMemPool_t Pool;
+  HARNESS_CHECK(cudaGetDevice(&Device));
+  HARNESS_CHECK(cudaDeviceGetDefaultMemPool(&Pool, Device));
+  uint64_t Keep = ~0ull;
+  HARNESS_CHECK(
+      cudaMemPoolSetAttribute(Pool, cudaMemPoolAttrReleaseThreshold, &Keep));
+}
+
 /// Runs a pipeline as the harness does (Poison, then Launch, timed) and
 /// checks every element of \p Out against \p Ref within \p Tolerance.
 template <typename PoisonFn, typename LaunchFn>

@@ -32,7 +32,8 @@
 // The 47 launches are written out in one `#pragma cuda_rewrite fuse` block,
 // one line per stage and level, not looped over levels: the fuse pass
 // analyses straight-line launch sequences. Each intermediate buffer is
-// written by exactly one launch; only the output is read after the block.
+// written by exactly one launch, and allocated before the block and freed
+// after it in the same function: only the output is read after the block.
 //
 // Input: RGBA, like the Halide app's, channel-planar W x H x 4: colour
 // uniform in [0, 1) and alpha 0 or 1 (Halide's app assumes as much), both
@@ -48,8 +49,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "image.cuh"
-
-#include <deque>
 
 namespace {
 
@@ -175,25 +174,13 @@ __global__ void normalize(const float *__restrict__ in, float *__restrict__ out,
 
 namespace {
 
-/// What one run reads and writes: the input, one buffer per intermediate
-/// stage (named after the stage and its level; allocated once in main) and
-/// the output. Separate names, not arrays indexed by level, so that every
-/// launch names the buffers it links by.
-struct Buffers {
-  const float *In;
-  // The downsampled pyramid: rows halved (DownX*), then the level (Down*).
-  float *Down0, *DownX1, *Down1, *DownX2, *Down2, *DownX3, *Down3, *DownX4,
-      *Down4, *DownX5, *Down5, *DownX6, *Down6, *DownX7, *Down7, *DownX8,
-      *Down8, *DownX9, *Down9;
-  // The way back up: level l + 1's result with columns doubled (UpX*), then
-  // rows (Up*), and level l's result (Interp*).
-  float *UpX0, *Up0, *Interp0, *UpX1, *Up1, *Interp1, *UpX2, *Up2, *Interp2,
-      *UpX3, *Up3, *Interp3, *UpX4, *Up4, *Interp4, *UpX5, *Up5, *Interp5,
-      *UpX6, *Up6, *Interp6, *UpX7, *Up7, *Interp7, *UpX8, *Up8, *Interp8;
-  float *Out;
-};
-
-void launchInterpolate(const Buffers &B, int W, int H) {
+/// Fills in the transparent pixels of the W x H RGBA image \p In into the
+/// RGB image \p Out (W x H x 3). Every intermediate stage has a buffer of
+/// its own (named after the stage and its level, four channels), allocated
+/// before the block and freed after it, so nothing reads them after the
+/// block. Separate names, not arrays indexed by level, so that every launch
+/// names the buffers it links by.
+void launchInterpolate(const float *In, float *Out, int W, int H) {
   const dim3 Block(32, 8);
   const int W0 = W, W1 = image::halve(W0), W2 = image::halve(W1),
             W3 = image::halve(W2), W4 = image::halve(W3), W5 = image::halve(W4),
@@ -203,98 +190,182 @@ void launchInterpolate(const Buffers &B, int W, int H) {
             H3 = image::halve(H2), H4 = image::halve(H3), H5 = image::halve(H4),
             H6 = image::halve(H5), H7 = image::halve(H6), H8 = image::halve(H7),
             H9 = image::halve(H8);
+  auto Bytes = [](int BW, int BH) {
+    return size_t(BW) * BH * 4 * sizeof(float);
+  };
+  // The downsampled pyramid: rows halved (DownX*), then the level (Down*).
+  float *Down0 = nullptr, *DownX1 = nullptr, *Down1 = nullptr,
+        *DownX2 = nullptr, *Down2 = nullptr, *DownX3 = nullptr,
+        *Down3 = nullptr, *DownX4 = nullptr, *Down4 = nullptr,
+        *DownX5 = nullptr, *Down5 = nullptr, *DownX6 = nullptr,
+        *Down6 = nullptr, *DownX7 = nullptr, *Down7 = nullptr,
+        *DownX8 = nullptr, *Down8 = nullptr, *DownX9 = nullptr,
+        *Down9 = nullptr;
+  // The way back up: level l + 1's result with columns doubled (UpX*), then
+  // rows (Up*), and level l's result (Interp*).
+  float *UpX0 = nullptr, *Up0 = nullptr, *Interp0 = nullptr, *UpX1 = nullptr,
+        *Up1 = nullptr, *Interp1 = nullptr, *UpX2 = nullptr, *Up2 = nullptr,
+        *Interp2 = nullptr, *UpX3 = nullptr, *Up3 = nullptr, *Interp3 = nullptr,
+        *UpX4 = nullptr, *Up4 = nullptr, *Interp4 = nullptr, *UpX5 = nullptr,
+        *Up5 = nullptr, *Interp5 = nullptr, *UpX6 = nullptr, *Up6 = nullptr,
+        *Interp6 = nullptr, *UpX7 = nullptr, *Up7 = nullptr, *Interp7 = nullptr,
+        *UpX8 = nullptr, *Up8 = nullptr, *Interp8 = nullptr;
+  HARNESS_CHECK(cudaMallocAsync(&Down0, Bytes(W0, H0), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX1, Bytes(W1, H0), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down1, Bytes(W1, H1), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX2, Bytes(W2, H1), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down2, Bytes(W2, H2), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX3, Bytes(W3, H2), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down3, Bytes(W3, H3), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX4, Bytes(W4, H3), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down4, Bytes(W4, H4), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX5, Bytes(W5, H4), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down5, Bytes(W5, H5), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX6, Bytes(W6, H5), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down6, Bytes(W6, H6), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX7, Bytes(W7, H6), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down7, Bytes(W7, H7), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX8, Bytes(W8, H7), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down8, Bytes(W8, H8), 0));
+  HARNESS_CHECK(cudaMallocAsync(&DownX9, Bytes(W9, H8), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Down9, Bytes(W9, H9), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX0, Bytes(W0, H1), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up0, Bytes(W0, H0), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp0, Bytes(W0, H0), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX1, Bytes(W1, H2), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up1, Bytes(W1, H1), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp1, Bytes(W1, H1), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX2, Bytes(W2, H3), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up2, Bytes(W2, H2), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp2, Bytes(W2, H2), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX3, Bytes(W3, H4), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up3, Bytes(W3, H3), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp3, Bytes(W3, H3), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX4, Bytes(W4, H5), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up4, Bytes(W4, H4), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp4, Bytes(W4, H4), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX5, Bytes(W5, H6), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up5, Bytes(W5, H5), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp5, Bytes(W5, H5), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX6, Bytes(W6, H7), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up6, Bytes(W6, H6), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp6, Bytes(W6, H6), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX7, Bytes(W7, H8), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up7, Bytes(W7, H7), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp7, Bytes(W7, H7), 0));
+  HARNESS_CHECK(cudaMallocAsync(&UpX8, Bytes(W8, H9), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Up8, Bytes(W8, H8), 0));
+  HARNESS_CHECK(cudaMallocAsync(&Interp8, Bytes(W8, H8), 0));
 #pragma cuda_rewrite fuse
   {
     // Level 0: premultiplied by alpha.
-    premultiply<<<image::grid(Block, W0, H0, 4), Block>>>(B.In, B.Down0, W0,
-                                                          H0);
+    premultiply<<<image::grid(Block, W0, H0, 4), Block>>>(In, Down0, W0, H0);
     // Downsampled pyramid, levels 1 to 9.
-    downX<<<image::grid(Block, W1, H0, 4), Block>>>(B.Down0, B.DownX1, W0, W1,
-                                                    H0);
-    downY<<<image::grid(Block, W1, H1, 4), Block>>>(B.DownX1, B.Down1, W1, H0,
-                                                    H1);
-    downX<<<image::grid(Block, W2, H1, 4), Block>>>(B.Down1, B.DownX2, W1, W2,
-                                                    H1);
-    downY<<<image::grid(Block, W2, H2, 4), Block>>>(B.DownX2, B.Down2, W2, H1,
-                                                    H2);
-    downX<<<image::grid(Block, W3, H2, 4), Block>>>(B.Down2, B.DownX3, W2, W3,
-                                                    H2);
-    downY<<<image::grid(Block, W3, H3, 4), Block>>>(B.DownX3, B.Down3, W3, H2,
-                                                    H3);
-    downX<<<image::grid(Block, W4, H3, 4), Block>>>(B.Down3, B.DownX4, W3, W4,
-                                                    H3);
-    downY<<<image::grid(Block, W4, H4, 4), Block>>>(B.DownX4, B.Down4, W4, H3,
-                                                    H4);
-    downX<<<image::grid(Block, W5, H4, 4), Block>>>(B.Down4, B.DownX5, W4, W5,
-                                                    H4);
-    downY<<<image::grid(Block, W5, H5, 4), Block>>>(B.DownX5, B.Down5, W5, H4,
-                                                    H5);
-    downX<<<image::grid(Block, W6, H5, 4), Block>>>(B.Down5, B.DownX6, W5, W6,
-                                                    H5);
-    downY<<<image::grid(Block, W6, H6, 4), Block>>>(B.DownX6, B.Down6, W6, H5,
-                                                    H6);
-    downX<<<image::grid(Block, W7, H6, 4), Block>>>(B.Down6, B.DownX7, W6, W7,
-                                                    H6);
-    downY<<<image::grid(Block, W7, H7, 4), Block>>>(B.DownX7, B.Down7, W7, H6,
-                                                    H7);
-    downX<<<image::grid(Block, W8, H7, 4), Block>>>(B.Down7, B.DownX8, W7, W8,
-                                                    H7);
-    downY<<<image::grid(Block, W8, H8, 4), Block>>>(B.DownX8, B.Down8, W8, H7,
-                                                    H8);
-    downX<<<image::grid(Block, W9, H8, 4), Block>>>(B.Down8, B.DownX9, W8, W9,
-                                                    H8);
-    downY<<<image::grid(Block, W9, H9, 4), Block>>>(B.DownX9, B.Down9, W9, H8,
-                                                    H9);
+    downX<<<image::grid(Block, W1, H0, 4), Block>>>(Down0, DownX1, W0, W1, H0);
+    downY<<<image::grid(Block, W1, H1, 4), Block>>>(DownX1, Down1, W1, H0, H1);
+    downX<<<image::grid(Block, W2, H1, 4), Block>>>(Down1, DownX2, W1, W2, H1);
+    downY<<<image::grid(Block, W2, H2, 4), Block>>>(DownX2, Down2, W2, H1, H2);
+    downX<<<image::grid(Block, W3, H2, 4), Block>>>(Down2, DownX3, W2, W3, H2);
+    downY<<<image::grid(Block, W3, H3, 4), Block>>>(DownX3, Down3, W3, H2, H3);
+    downX<<<image::grid(Block, W4, H3, 4), Block>>>(Down3, DownX4, W3, W4, H3);
+    downY<<<image::grid(Block, W4, H4, 4), Block>>>(DownX4, Down4, W4, H3, H4);
+    downX<<<image::grid(Block, W5, H4, 4), Block>>>(Down4, DownX5, W4, W5, H4);
+    downY<<<image::grid(Block, W5, H5, 4), Block>>>(DownX5, Down5, W5, H4, H5);
+    downX<<<image::grid(Block, W6, H5, 4), Block>>>(Down5, DownX6, W5, W6, H5);
+    downY<<<image::grid(Block, W6, H6, 4), Block>>>(DownX6, Down6, W6, H5, H6);
+    downX<<<image::grid(Block, W7, H6, 4), Block>>>(Down6, DownX7, W6, W7, H6);
+    downY<<<image::grid(Block, W7, H7, 4), Block>>>(DownX7, Down7, W7, H6, H7);
+    downX<<<image::grid(Block, W8, H7, 4), Block>>>(Down7, DownX8, W7, W8, H7);
+    downY<<<image::grid(Block, W8, H8, 4), Block>>>(DownX8, Down8, W8, H7, H8);
+    downX<<<image::grid(Block, W9, H8, 4), Block>>>(Down8, DownX9, W8, W9, H8);
+    downY<<<image::grid(Block, W9, H9, 4), Block>>>(DownX9, Down9, W9, H8, H9);
     // From level 8 down to 0: the coarser level's interpolation upsampled
     // fills in where this level is transparent. Level 9 is its own.
-    upX<<<image::grid(Block, W8, H9, 4), Block>>>(B.Down9, B.UpX8, W9, W8, H9);
-    upY<<<image::grid(Block, W8, H8, 4), Block>>>(B.UpX8, B.Up8, W8, H9, H8);
-    interpolate<<<image::grid(Block, W8, H8, 4), Block>>>(B.Down8, B.Up8,
-                                                          B.Interp8, W8, H8);
-    upX<<<image::grid(Block, W7, H8, 4), Block>>>(B.Interp8, B.UpX7, W8, W7,
-                                                  H8);
-    upY<<<image::grid(Block, W7, H7, 4), Block>>>(B.UpX7, B.Up7, W7, H8, H7);
-    interpolate<<<image::grid(Block, W7, H7, 4), Block>>>(B.Down7, B.Up7,
-                                                          B.Interp7, W7, H7);
-    upX<<<image::grid(Block, W6, H7, 4), Block>>>(B.Interp7, B.UpX6, W7, W6,
-                                                  H7);
-    upY<<<image::grid(Block, W6, H6, 4), Block>>>(B.UpX6, B.Up6, W6, H7, H6);
-    interpolate<<<image::grid(Block, W6, H6, 4), Block>>>(B.Down6, B.Up6,
-                                                          B.Interp6, W6, H6);
-    upX<<<image::grid(Block, W5, H6, 4), Block>>>(B.Interp6, B.UpX5, W6, W5,
-                                                  H6);
-    upY<<<image::grid(Block, W5, H5, 4), Block>>>(B.UpX5, B.Up5, W5, H6, H5);
-    interpolate<<<image::grid(Block, W5, H5, 4), Block>>>(B.Down5, B.Up5,
-                                                          B.Interp5, W5, H5);
-    upX<<<image::grid(Block, W4, H5, 4), Block>>>(B.Interp5, B.UpX4, W5, W4,
-                                                  H5);
-    upY<<<image::grid(Block, W4, H4, 4), Block>>>(B.UpX4, B.Up4, W4, H5, H4);
-    interpolate<<<image::grid(Block, W4, H4, 4), Block>>>(B.Down4, B.Up4,
-                                                          B.Interp4, W4, H4);
-    upX<<<image::grid(Block, W3, H4, 4), Block>>>(B.Interp4, B.UpX3, W4, W3,
-                                                  H4);
-    upY<<<image::grid(Block, W3, H3, 4), Block>>>(B.UpX3, B.Up3, W3, H4, H3);
-    interpolate<<<image::grid(Block, W3, H3, 4), Block>>>(B.Down3, B.Up3,
-                                                          B.Interp3, W3, H3);
-    upX<<<image::grid(Block, W2, H3, 4), Block>>>(B.Interp3, B.UpX2, W3, W2,
-                                                  H3);
-    upY<<<image::grid(Block, W2, H2, 4), Block>>>(B.UpX2, B.Up2, W2, H3, H2);
-    interpolate<<<image::grid(Block, W2, H2, 4), Block>>>(B.Down2, B.Up2,
-                                                          B.Interp2, W2, H2);
-    upX<<<image::grid(Block, W1, H2, 4), Block>>>(B.Interp2, B.UpX1, W2, W1,
-                                                  H2);
-    upY<<<image::grid(Block, W1, H1, 4), Block>>>(B.UpX1, B.Up1, W1, H2, H1);
-    interpolate<<<image::grid(Block, W1, H1, 4), Block>>>(B.Down1, B.Up1,
-                                                          B.Interp1, W1, H1);
-    upX<<<image::grid(Block, W0, H1, 4), Block>>>(B.Interp1, B.UpX0, W1, W0,
-                                                  H1);
-    upY<<<image::grid(Block, W0, H0, 4), Block>>>(B.UpX0, B.Up0, W0, H1, H0);
-    interpolate<<<image::grid(Block, W0, H0, 4), Block>>>(B.Down0, B.Up0,
-                                                          B.Interp0, W0, H0);
+    upX<<<image::grid(Block, W8, H9, 4), Block>>>(Down9, UpX8, W9, W8, H9);
+    upY<<<image::grid(Block, W8, H8, 4), Block>>>(UpX8, Up8, W8, H9, H8);
+    interpolate<<<image::grid(Block, W8, H8, 4), Block>>>(Down8, Up8, Interp8,
+                                                          W8, H8);
+    upX<<<image::grid(Block, W7, H8, 4), Block>>>(Interp8, UpX7, W8, W7, H8);
+    upY<<<image::grid(Block, W7, H7, 4), Block>>>(UpX7, Up7, W7, H8, H7);
+    interpolate<<<image::grid(Block, W7, H7, 4), Block>>>(Down7, Up7, Interp7,
+                                                          W7, H7);
+    upX<<<image::grid(Block, W6, H7, 4), Block>>>(Interp7, UpX6, W7, W6, H7);
+    upY<<<image::grid(Block, W6, H6, 4), Block>>>(UpX6, Up6, W6, H7, H6);
+    interpolate<<<image::grid(Block, W6, H6, 4), Block>>>(Down6, Up6, Interp6,
+                                                          W6, H6);
+    upX<<<image::grid(Block, W5, H6, 4), Block>>>(Interp6, UpX5, W6, W5, H6);
+    upY<<<image::grid(Block, W5, H5, 4), Block>>>(UpX5, Up5, W5, H6, H5);
+    interpolate<<<image::grid(Block, W5, H5, 4), Block>>>(Down5, Up5, Interp5,
+                                                          W5, H5);
+    upX<<<image::grid(Block, W4, H5, 4), Block>>>(Interp5, UpX4, W5, W4, H5);
+    upY<<<image::grid(Block, W4, H4, 4), Block>>>(UpX4, Up4, W4, H5, H4);
+    interpolate<<<image::grid(Block, W4, H4, 4), Block>>>(Down4, Up4, Interp4,
+                                                          W4, H4);
+    upX<<<image::grid(Block, W3, H4, 4), Block>>>(Interp4, UpX3, W4, W3, H4);
+    upY<<<image::grid(Block, W3, H3, 4), Block>>>(UpX3, Up3, W3, H4, H3);
+    interpolate<<<image::grid(Block, W3, H3, 4), Block>>>(Down3, Up3, Interp3,
+                                                          W3, H3);
+    upX<<<image::grid(Block, W2, H3, 4), Block>>>(Interp3, UpX2, W3, W2, H3);
+    upY<<<image::grid(Block, W2, H2, 4), Block>>>(UpX2, Up2, W2, H3, H2);
+    interpolate<<<image::grid(Block, W2, H2, 4), Block>>>(Down2, Up2, Interp2,
+                                                          W2, H2);
+    upX<<<image::grid(Block, W1, H2, 4), Block>>>(Interp2, UpX1, W2, W1, H2);
+    upY<<<image::grid(Block, W1, H1, 4), Block>>>(UpX1, Up1, W1, H2, H1);
+    interpolate<<<image::grid(Block, W1, H1, 4), Block>>>(Down1, Up1, Interp1,
+                                                          W1, H1);
+    upX<<<image::grid(Block, W0, H1, 4), Block>>>(Interp1, UpX0, W1, W0, H1);
+    upY<<<image::grid(Block, W0, H0, 4), Block>>>(UpX0, Up0, W0, H1, H0);
+    interpolate<<<image::grid(Block, W0, H0, 4), Block>>>(Down0, Up0, Interp0,
+                                                          W0, H0);
     // Divide by alpha.
-    normalize<<<image::grid(Block, W0, H0, 3), Block>>>(B.Interp0, B.Out, W0,
-                                                        H0);
+    normalize<<<image::grid(Block, W0, H0, 3), Block>>>(Interp0, Out, W0, H0);
   }
+  HARNESS_CHECK(cudaFreeAsync(Down0, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX1, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down1, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX2, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down2, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX3, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down3, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX4, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down4, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX5, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down5, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX6, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down6, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX7, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down7, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX8, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down8, 0));
+  HARNESS_CHECK(cudaFreeAsync(DownX9, 0));
+  HARNESS_CHECK(cudaFreeAsync(Down9, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX0, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up0, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp0, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX1, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up1, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp1, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX2, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up2, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp2, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX3, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up3, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp3, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX4, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up4, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp4, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX5, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up5, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp5, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX6, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up6, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp6, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX7, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up7, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp7, 0));
+  HARNESS_CHECK(cudaFreeAsync(UpX8, 0));
+  HARNESS_CHECK(cudaFreeAsync(Up8, 0));
+  HARNESS_CHECK(cudaFreeAsync(Interp8, 0));
 }
 
 /// The sizes of the levels.
@@ -308,38 +379,6 @@ Levels levelSizes(int W, int H) {
   for (int I = 1; I < kLevels; ++I)
     L.W[I] = image::halve(L.W[I - 1]), L.H[I] = image::halve(L.H[I - 1]);
   return L;
-}
-
-/// Allocates every intermediate buffer of a W x H run into \p Store (a deque:
-/// DeviceArray cannot move) and fills in their pointers.
-void allocateIntermediates(std::deque<harness::DeviceArray<float>> &Store,
-                           Buffers &B, int W, int H) {
-  const Levels L = levelSizes(W, H);
-  auto Alloc = [&](int BW, int BH) {
-    return Store.emplace_back(size_t(BW) * BH * 4).data();
-  };
-  float **DownX[kLevels] = {nullptr,   &B.DownX1, &B.DownX2, &B.DownX3,
-                            &B.DownX4, &B.DownX5, &B.DownX6, &B.DownX7,
-                            &B.DownX8, &B.DownX9};
-  float **Down[kLevels] = {&B.Down0, &B.Down1, &B.Down2, &B.Down3, &B.Down4,
-                           &B.Down5, &B.Down6, &B.Down7, &B.Down8, &B.Down9};
-  float **UpX[kLevels - 1] = {&B.UpX0, &B.UpX1, &B.UpX2, &B.UpX3, &B.UpX4,
-                              &B.UpX5, &B.UpX6, &B.UpX7, &B.UpX8};
-  float **Up[kLevels - 1] = {&B.Up0, &B.Up1, &B.Up2, &B.Up3, &B.Up4,
-                             &B.Up5, &B.Up6, &B.Up7, &B.Up8};
-  float **Interp[kLevels - 1] = {&B.Interp0, &B.Interp1, &B.Interp2,
-                                 &B.Interp3, &B.Interp4, &B.Interp5,
-                                 &B.Interp6, &B.Interp7, &B.Interp8};
-  for (int I = 0; I < kLevels; ++I) {
-    if (I > 0)
-      *DownX[I] = Alloc(L.W[I], L.H[I - 1]);
-    *Down[I] = Alloc(L.W[I], L.H[I]);
-  }
-  for (int I = 0; I < kLevels - 1; ++I) {
-    *UpX[I] = Alloc(L.W[I], L.H[I + 1]);
-    *Up[I] = Alloc(L.W[I], L.H[I]);
-    *Interp[I] = Alloc(L.W[I], L.H[I]);
-  }
 }
 
 //===-- Reference ---------------------------------------------------------===//
@@ -446,11 +485,12 @@ int main(int argc, char **argv) {
     Alpha[I] = (Alpha[I] < 0.25f || I == 0) ? 1.f : 0.f;
   const std::vector<double> Ref = referenceInterpolate(In, S.W, S.H);
 
+  // The intermediates are allocated inside launchInterpolate, so that the fuse
+  // pass can prove them dead after its block. They are not poisoned, so a
+  // rewrite that reads a value it did not compute reads stale pool memory
+  // instead of NaN; the output check still catches wrong values.
+  image::keepPoolMemory();
   harness::DeviceArray<float> DIn(In), DOut(size_t(S.pixels()) * 3);
-  std::deque<harness::DeviceArray<float>> Intermediates;
-  Buffers B{};
-  B.In = DIn.data(), B.Out = DOut.data();
-  allocateIntermediates(Intermediates, B, S.W, S.H);
 
   // The default, 1e-5. Every stage is a mean of non-negative values with
   // non-negative weights (alpha stays in [0, 1]), so rounding errors stay
@@ -466,7 +506,7 @@ int main(int argc, char **argv) {
   const double Tolerance = 1e-5;
   harness::Result Res = image::measureAgainst(
       A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
-      [&] { launchInterpolate(B, S.W, S.H); });
+      [&] { launchInterpolate(DIn.data(), DOut.data(), S.W, S.H); });
   // The RGBA input read once, the RGB output written once.
   const double BytesMoved = double(S.pixels()) * sizeof(float) * (4 + 3);
   return harness::report(A, Res, BytesMoved);
