@@ -140,6 +140,10 @@ std::string whyLive(const ValueDecl *Decl, const CompoundStmt &Block,
                                            Expr::NPC_ValueDependentIsNull);
   Fresh = Uses.Allocated && !Uses.OtherEarlierUse && NullInit &&
           Var->getType()->isPointerType();
+  if (!Fresh)
+    return "a local that may point to memory other code reads (only one "
+           "the function allocates itself, with cudaMalloc or "
+           "cudaMallocAsync, and frees or drops is known dead)";
   return "";
 }
 

@@ -13,8 +13,10 @@
 // Liveness is conservative, since fusion may keep a buffer on chip only if
 // nothing reads it later: a buffer that is not a local variable of the
 // enclosing function (a parameter, a struct member, a global) counts as
-// live after the block, as does a local one named after it other than in
-// `cudaFree(p)` or `cudaFreeAsync(p, ..)`.
+// live after the block, as does a local one unless the function allocates
+// it itself (`cudaMalloc(&p, ..)` and kin, before the block) and names it
+// after the block only in `cudaFree(p)` or `cudaFreeAsync(p, ..)`: a local
+// pointer may hold memory that other code reads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_STAGEGRAPH_H

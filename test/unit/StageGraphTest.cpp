@@ -61,7 +61,9 @@ TEST(StageGraph, DiamondIsOneComponent) {
   // Harris's shape: two stages read the input, a third both results.
   Described D = graphOf(R"cu(
 void run(const float *in, float *out) {
-  float *gx, *gy;
+  float *gx = nullptr, *gy = nullptr;
+  cudaMalloc((void **)&gx, 128);
+  cudaMalloc((void **)&gy, 128);
   {
     copy<<<1, 32>>>(in, gx);
     copy<<<1, 32>>>(in, gy);
@@ -80,6 +82,7 @@ TEST(StageGraph, FlowEdgeComesFromTheLatestWriter) {
   Described D = graphOf(R"cu(
 void run(const float *in, float *out) {
   float *t;
+  cudaMalloc((void **)&t, 128);
   {
     copy<<<1, 32>>>(in, t);
     scale<<<1, 32>>>(t);
@@ -124,19 +127,45 @@ void run(const float *x, const float *y, float *p, float *q) {
       << D.Summary;
 }
 
-TEST(StageGraph, LocalsAreLiveOnlyIfNamedAfterTheBlock) {
+TEST(StageGraph, LocalsAreDeadOnlyIfAllocatedHereAndOnlyFreedAfter) {
   Described D = graphOf(R"cu(
 void run(const float *in, float *out) {
-  float *t, *u;
+  float *t = nullptr, *u = nullptr, *v = out, *w;
+  cudaMalloc((void **)&t, 128);
+  cudaMallocAsync((void **)&u, 128, 0);
   {
     copy<<<1, 32>>>(in, t);
     copy<<<1, 32>>>(t, u);
-    copy<<<1, 32>>>(u, out);
+    copy<<<1, 32>>>(u, v);
+    copy<<<1, 32>>>(v, w);
   }
-  float *keep = u;
+  cudaFree(t);
+  cudaFreeAsync(u, 0);
+  float *keep = w;
+})cu");
+  EXPECT_EQ(
+      D.Live,
+      (Strings{"in: a parameter: the caller may read it",
+               "v: a local that may point to memory other code reads (only "
+               "one the function allocates itself, with cudaMalloc or "
+               "cudaMallocAsync, and frees or drops is known dead)",
+               "w: named after the block, at line 21"}));
+}
+
+TEST(StageGraph, AnAllocatedLocalNamedAfterTheBlockIsLive) {
+  Described D = graphOf(R"cu(
+void use(float *);
+void run(const float *in, float *out) {
+  float *t = nullptr;
+  cudaMalloc((void **)&t, 128);
+  {
+    copy<<<1, 32>>>(in, t);
+    copy<<<1, 32>>>(t, out);
+  }
+  use(t);
 })cu");
   EXPECT_EQ(D.Live, (Strings{"in: a parameter: the caller may read it",
-                             "u: named after the block, at line 16",
+                             "t: named after the block, at line 17",
                              "out: a parameter: the caller may read it"}));
 }
 
