@@ -1,6 +1,7 @@
 //===- PassManager.cpp - Hands candidates to the passes -------------------===//
 
 #include "rewriters/common/PassManager.h"
+#include "rewriters/fuse/FusePass.h"
 #include "rewriters/promote/PromotePass.h"
 #include "rewriters/systolic/SystolicPass.h"
 
@@ -47,7 +48,8 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
 
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts) {
-  std::vector<const Candidate *> AggregateSites, ChainKernels, StencilKernels;
+  std::vector<const Candidate *> AggregateSites, ChainKernels, StencilKernels,
+      FuseBlocks;
   for (const Candidate &C : Candidates) {
     std::string Reason = reasonToSkip(C, Opts);
     if (!Reason.empty()) {
@@ -61,10 +63,13 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
       ChainKernels.push_back(&C);
     else if (passFor(C.Kind) == PassId::Systolic)
       StencilKernels.push_back(&C);
+    else if (passFor(C.Kind) == PassId::Fuse)
+      FuseBlocks.push_back(&C);
   }
   return runAggregatePass(Context, AggregateSites, Opts.AggregateGranularity) &&
          runPromotePass(Context, ChainKernels) &&
-         runSystolicPass(Context, StencilKernels);
+         runSystolicPass(Context, StencilKernels) &&
+         runFusePass(Context, FuseBlocks);
 }
 
 } // namespace cuda_rewrite

@@ -20,7 +20,7 @@ static const PassInfo Passes[] = {
     {PassId::Fuse, "fuse",
      "fuse image-processing stage chains into overlapped tiles "
      "(PolyMage-GPU)",
-     false},
+     true},
     {PassId::Pipeline, "pipeline",
      "run stage pipelines under an execution model (VersaPipe)", false},
 };

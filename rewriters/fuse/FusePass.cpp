@@ -1,0 +1,224 @@
+//===- FusePass.cpp - Stage chains as fused overlapped tiles --------------===//
+
+#include "rewriters/fuse/FusePass.h"
+#include "analysis/StageGraph.h"
+#include "rewriters/common/PassManager.h"
+#include "rewriters/common/SourceLines.h"
+#include "rewriters/fuse/FuseCodeGen.h"
+#include "rewriters/fuse/FusePlan.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include <set>
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+/// Shared memory a warp's tiles may take when the pass picks the tile: 14
+/// KiB leaves room for 16 warps (a quarter of an SM's) in 228 KiB.
+constexpr unsigned kSharedPerWarp = 14 * 1024;
+
+class FuseRewriter {
+public:
+  explicit FuseRewriter(PassContext &Context)
+      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()) {}
+
+  bool rewrite(const Candidate &C) {
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(C.Statement);
+    if (!Block || !C.Function)
+      return refuse(C, "not a { } block of launches");
+    StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
+    std::string Why;
+    FusePlan Plan = planFusion(Graph, Ctx, Why);
+    if (!Why.empty())
+      return refuse(C, Why);
+    for (const UnfusedStage &U : Plan.Unfused)
+      Context.Remark.refused(Graph.Stages[U.Index].Launch->getBeginLoc(),
+                             PassId::Fuse,
+                             "stage '" + kernelName(Graph, U.Index) +
+                                 "' stays a launch of its "
+                                 "own: " +
+                                 U.Why);
+    if (Plan.Groups.empty())
+      return true;
+    for (const FuseGroup &G : Plan.Groups) {
+      for (const FuseStage &S : G.Stages)
+        if (!SM.isBeforeInTranslationUnit(S.Kernel->getEndLoc(),
+                                          C.Function->getBeginLoc()))
+          return refuse(C, "stage '" + S.Kernel->getNameAsString() +
+                               "' is defined after '" +
+                               C.Function->getNameAsString() +
+                               "', where the fused kernel goes");
+    }
+    std::optional<FuseTile> Clause;
+    if (std::string Bad = tileClause(C, Clause); !Bad.empty())
+      return refuse(C, Bad);
+    if (C.Annotation && C.Annotation->clause("hybrid"))
+      Context.Remark.refused(C.Loc, PassId::Fuse,
+                             "hybrid(..) is not implemented yet: tiles stay "
+                             "in shared memory");
+    std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
+                        ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
+    for (const FuseGroup &G : Plan.Groups)
+      if (!rewriteGroup(C, G, Clause, Where))
+        return false;
+    return includeRuntime(C.Loc);
+  }
+
+private:
+  bool refuse(const Candidate &C, const std::string &Why) {
+    Context.Remark.refused(C.Loc, PassId::Fuse, Why);
+    return true;
+  }
+
+  bool check(llvm::Error E, SourceLocation Loc) {
+    return checkEdit(Ctx, std::move(E), Loc, "fuse");
+  }
+
+  static std::string kernelName(const StageGraph &G, unsigned I) {
+    const FunctionDecl *K = G.Stages[I].Launch->getDirectCallee();
+    return K ? K->getNameAsString() : "?";
+  }
+
+  /// tile(x, y): columns per lane and rows of the warp's tile.
+  static std::string tileClause(const Candidate &C,
+                                std::optional<FuseTile> &Tile) {
+    const PragmaClause *Clause =
+        C.Annotation ? C.Annotation->clause("tile") : nullptr;
+    if (!Clause || (Clause->Args.size() == 1 && Clause->Args[0] == "auto"))
+      return "";
+    unsigned X, Y;
+    if (Clause->Args.size() != 2 ||
+        llvm::StringRef(Clause->Args[0]).getAsInteger(10, X) ||
+        llvm::StringRef(Clause->Args[1]).getAsInteger(10, Y) || X < 1 ||
+        X > 8 || Y < 1 || Y > 64)
+      return "tile(" + llvm::join(Clause->Args, ", ") +
+             ") is not tile(x, y) with x (points per lane along x) in 1..8 "
+             "and y (rows per warp) in 1..64";
+    Tile = FuseTile{X, Y, 4};
+    return "";
+  }
+
+  /// The tile the pass picks: as many rows as the shared memory budget of
+  /// a warp allows, up to 16 (fewer rows recompute more of the overlap).
+  FuseTile chooseTile(const FuseGroup &G, std::string &Why) {
+    for (unsigned Rows : {16u, 8u, 4u, 2u, 1u}) {
+      FuseTile T{1, Rows, 4};
+      unsigned Bytes = sharedBytesPerWarp(G, T, Ctx);
+      if (Bytes <= kSharedPerWarp) {
+        Why = llvm::formatv("{0} rows per warp: the most of 16, 8, 4, 2, 1 "
+                            "whose tiles fit {1} KiB per warp ({2} bytes)",
+                            Rows, kSharedPerWarp / 1024, Bytes);
+        return T;
+      }
+    }
+    Why = "even one row per warp needs more than the shared memory budget";
+    return FuseTile{1, 1, 4};
+  }
+
+  bool rewriteGroup(const Candidate &C, const FuseGroup &G,
+                    const std::optional<FuseTile> &Clause,
+                    const std::string &Where) {
+    std::string Why = "from tile(..)";
+    FuseTile T = Clause ? *Clause : chooseTile(G, Why);
+    unsigned Bytes = sharedBytesPerWarp(G, T, Ctx) * T.Warps;
+    SourceLocation First = G.Stages.front().Launch->getBeginLoc();
+    if (Bytes > 48 * 1024)
+      return refuse(C, llvm::formatv("the group of '{0}' needs {1} bytes of "
+                                     "shared memory per block, more than "
+                                     "48 KiB",
+                                     G.Stages.front().Kernel->getNameAsString(),
+                                     Bytes));
+    std::string Name = "fused_" + G.Stages.front().Kernel->getNameAsString() +
+                       "_to_" + G.Stages.back().Kernel->getNameAsString();
+    if (!Names.insert(Name).second)
+      Name += "_" + std::to_string(SM.getPresumedLineNumber(First));
+    Names.insert(Name);
+    FuseCode Code = generateFusedGroup(G, T, Name, Where, Ctx);
+    if (!Code.Why.empty())
+      return refuse(C, Code.Why);
+    if (!check(Context.Edits.addDefinition(
+                   "fuse/" + Name, Code.Definitions,
+                   lineStart(Ctx, C.Function->getBeginLoc())),
+               C.Loc))
+      return false;
+    if (!wrapLaunches(G, Code.Call))
+      return false;
+    std::vector<std::string> Stages, OnChip;
+    for (const FuseStage &S : G.Stages)
+      Stages.push_back(S.Kernel->getNameAsString());
+    for (const FuseBuffer &B : G.Written)
+      if (B.OnChip)
+        OnChip.push_back("'" + B.Name + "'" +
+                         (B.Global ? " (also stored)" : ""));
+    Context.Remark.applied(
+        First, PassId::Fuse,
+        llvm::formatv("{0} stages ({1}) run as {2}::kernel: warp tile {3} x "
+                      "{4}, {5} warps per block, {6} bytes of shared memory "
+                      "per block; on chip: {7}; {8}",
+                      G.Stages.size(), llvm::join(Stages, ", "), Name,
+                      T.width(), T.Rows, T.Warps, Bytes,
+                      OnChip.empty() ? "nothing" : llvm::join(OnChip, ", "),
+                      Why));
+    return true;
+  }
+
+  /// The group's launches become `if (!launch(..)) { <launches> }`.
+  bool wrapLaunches(const FuseGroup &G, const std::string &Call) {
+    SourceLocation Begin = G.Stages.front().Launch->getBeginLoc();
+    SourceLocation End =
+        Lexer::findLocationAfterToken(G.Stages.back().Launch->getEndLoc(),
+                                      tok::semi, SM, Ctx.getLangOpts(), false);
+    if (Begin.isMacroID() || End.isInvalid())
+      return check(llvm::createStringError("the launches are in a macro"),
+                   Begin);
+    std::string Original =
+        Lexer::getSourceText(CharSourceRange::getCharRange(Begin, End), SM,
+                             Ctx.getLangOpts())
+            .str();
+    unsigned Column = SM.getPresumedColumnNumber(Begin);
+    std::string Indent(Column - 1, ' ');
+    std::string Inner;
+    for (llvm::StringRef Line : llvm::split(Original, '\n')) {
+      Inner += Inner.empty() ? Indent + "  " + Line.str()
+                             : "\n" + (Line.empty() ? "" : "  " + Line.str());
+    }
+    std::string Text = "if (!" + Call + ") {\n" + Inner + "\n" + Indent + "}";
+    return check(
+        Context.Edits.replace(CharSourceRange::getCharRange(Begin, End), Text),
+        Begin);
+  }
+
+  /// `#include "cuda_rewrite/fuse.cuh"` before the file's first declaration.
+  bool includeRuntime(SourceLocation Loc) {
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
+      if (D->isImplicit() || !SM.isWrittenInMainFile(First))
+        continue;
+      return check(
+          Context.Edits.addDefinition("0/include-fuse",
+                                      "#include \"cuda_rewrite/fuse.cuh\"\n\n",
+                                      lineStart(Ctx, First)),
+          Loc);
+    }
+    return true;
+  }
+
+  PassContext &Context;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  std::set<std::string> Names;
+};
+
+} // namespace
+
+bool runFusePass(PassContext &Context,
+                 llvm::ArrayRef<const Candidate *> Blocks) {
+  return rewriteEach<FuseRewriter>(Context, Blocks);
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,600 @@
+//===- FusePlan.cpp - Which stages of a fuse block run together -----------===//
+
+#include "rewriters/fuse/FusePlan.h"
+#include "analysis/CudaBuiltins.h"
+#include "rewriters/common/SourceLines.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include <set>
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+const char *const AxisName[] = {"x", "y", "z"};
+
+//===-- What a stage's body may do ----------------------------------------===//
+
+/// Finds what a stage's body (or a function it calls) does that the fused
+/// kernel could not repeat at another thread or several times: built-ins
+/// other than in the coordinates' declarations, barriers, warp
+/// primitives, atomics, shared memory, device-side launches.
+class BodyCheck : public RecursiveASTVisitor<BodyCheck> {
+public:
+  explicit BodyCheck(const StageAccess &Access) : Access(Access) {}
+
+  bool TraverseVarDecl(VarDecl *V) {
+    if (llvm::is_contained(Access.CoordinateVar, V))
+      return true; // The prologue: the fused kernel supplies the value.
+    if (V->hasAttr<CUDASharedAttr>())
+      Why = "it declares shared memory ('" + V->getNameAsString() + "')";
+    return RecursiveASTVisitor::TraverseVarDecl(V);
+  }
+
+  bool VisitExpr(Expr *E) {
+    if (auto B = cudaBuiltin(E); B && Why.empty())
+      Why = "it reads a thread or block index outside its coordinates' "
+            "declarations";
+    return true;
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
+    Why = "it launches a kernel";
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (!F) {
+      Why = "it calls a function through a pointer";
+      return true;
+    }
+    llvm::StringRef Name = F->getIdentifier() ? F->getName() : "";
+    if (Name.starts_with("__sync") || Name.starts_with("__shfl") ||
+        Name.starts_with("__ballot") || Name.starts_with("__activemask") ||
+        Name.starts_with("__any") || Name.starts_with("__all") ||
+        Name.starts_with("__match") || Name.starts_with("__reduce") ||
+        Name.starts_with("atomic") || Name.starts_with("__nanosleep")) {
+      Why = "it calls '" + Name.str() + "'";
+      return true;
+    }
+    if (F->hasBody() && Visited.insert(F->getCanonicalDecl()).second &&
+        !F->getASTContext().getSourceManager().isInSystemHeader(
+            F->getLocation()))
+      TraverseStmt(F->getDefinition()->getBody());
+    return true;
+  }
+
+  std::string Why;
+
+private:
+  const StageAccess &Access;
+  std::set<const FunctionDecl *> Visited;
+};
+
+//===-- Bounds ------------------------------------------------------------===//
+
+bool sameArg(const HostBound &A, const HostBound &B) { return A.Arg == B.Arg; }
+
+/// Some bound of \p Of along the same argument satisfies \p Holds.
+template <typename Pred>
+bool anyBound(const std::vector<HostBound> &Of, const HostBound &Like,
+              Pred Holds) {
+  return llvm::any_of(Of, [&](const HostBound &B) {
+    return sameArg(B, Like) && Holds(B.Constant);
+  });
+}
+
+/// Whether every point a read reaches along one axis lies in the
+/// producer's domain (see FusePlan.h), with [KLo, KHi] the offsets the
+/// read reaches from the consumer's point, and the clamp's bounds (both
+/// inclusive) where it is clamped.
+bool readInDomain(int64_t KLo, int64_t KHi, const AxisDomain &Consumer,
+                  const AxisDomain &Producer,
+                  const std::optional<HostBound> &ClampLo,
+                  const std::optional<HostBound> &ClampHi) {
+  for (const HostBound &P : Producer.Lower) {
+    bool ByConsumer = anyBound(
+        Consumer.Lower, P, [&](int64_t C) { return C + KLo >= P.Constant; });
+    bool ByClamp =
+        ClampLo && sameArg(*ClampLo, P) && ClampLo->Constant >= P.Constant;
+    if (!ByConsumer && !ByClamp)
+      return false;
+  }
+  for (const HostBound &P : Producer.Upper) {
+    bool ByConsumer = anyBound(
+        Consumer.Upper, P, [&](int64_t C) { return C + KHi <= P.Constant; });
+    bool ByClamp =
+        ClampHi && sameArg(*ClampHi, P) && ClampHi->Constant + 1 <= P.Constant;
+    if (!ByConsumer && !ByClamp)
+      return false;
+  }
+  return true;
+}
+
+//===-- Building the plan -------------------------------------------------===//
+
+class Planner {
+public:
+  Planner(const StageGraph &Graph, ASTContext &Ctx) : Graph(Graph), Ctx(Ctx) {}
+
+  FusePlan run() {
+    std::vector<FuseStage> Current;
+    std::optional<FuseGroup> CurrentGroup;
+    auto Close = [&](const std::string &WhyAlone) {
+      if (Current.size() >= 2)
+        Plan.Groups.push_back(std::move(*CurrentGroup));
+      else
+        for (const FuseStage &S : Current)
+          Plan.Unfused.push_back({S.Index, WhyAlone});
+      Current.clear();
+      CurrentGroup.reset();
+    };
+    std::string LastWhy = "no neighbouring stage to fuse it with";
+    for (unsigned I = 0; I != Graph.Stages.size(); ++I) {
+      std::string Why;
+      std::optional<FuseStage> S = stage(I, Why);
+      if (!S) {
+        Close(LastWhy);
+        Plan.Unfused.push_back({I, Why});
+        LastWhy = "no neighbouring stage to fuse it with";
+        continue;
+      }
+      if (!Current.empty()) {
+        std::vector<FuseStage> Trial = Current;
+        Trial.push_back(*S);
+        if (std::optional<FuseGroup> G = group(Trial, Why)) {
+          Current = std::move(Trial);
+          CurrentGroup = std::move(G);
+          continue;
+        }
+        Close("the next stage cannot join it: " + Why);
+        LastWhy = "it cannot join the stages before it: " + Why;
+      }
+      Current.push_back(*S);
+      std::string Unused;
+      CurrentGroup = group(Current, Unused);
+    }
+    Close(LastWhy);
+    llvm::sort(Plan.Unfused, [](const UnfusedStage &A, const UnfusedStage &B) {
+      return A.Index < B.Index;
+    });
+    return std::move(Plan);
+  }
+
+private:
+  /// Stage \p I as the fused kernel would compute it, or why it cannot be.
+  std::optional<FuseStage> stage(unsigned I, std::string &Why) {
+    FuseStage S;
+    S.Index = I;
+    S.Launch = Graph.Stages[I].Launch;
+    const FunctionDecl *K = S.Launch->getDirectCallee();
+    if (!K || !K->getDefinition() || !K->getDefinition()->hasBody()) {
+      Why = "its kernel's body is not visible here";
+      return std::nullopt;
+    }
+    S.Kernel = K->getDefinition();
+    if (S.Kernel->isTemplateInstantiation() || S.Kernel->isTemplated()) {
+      Why = "its kernel is a template";
+      return std::nullopt;
+    }
+    S.Access = analyzeStageAccess(*S.Kernel);
+    if (!S.Access) {
+      Why = S.Access.Refusal;
+      return std::nullopt;
+    }
+    for (unsigned D : {0u, 1u})
+      if (S.Access.Form[D] != CoordinateForm::Global) {
+        Why = std::string("its ") + AxisName[D] +
+              " coordinate is not blockIdx * blockDim + threadIdx";
+        return std::nullopt;
+      }
+    BodyCheck Check(S.Access);
+    Check.TraverseStmt(S.Kernel->getBody());
+    if (!Check.Why.empty()) {
+      Why = Check.Why;
+      return std::nullopt;
+    }
+    const CallExpr *Config = S.Launch->getConfig();
+    if (Config->getNumArgs() > 2 && !isZero(Config->getArg(2))) {
+      Why = "it is launched with dynamic shared memory";
+      return std::nullopt;
+    }
+    for (unsigned P = 0; P != S.Kernel->getNumParams(); ++P) {
+      if (P >= S.Launch->getNumArgs()) {
+        Why = "its launch passes fewer arguments than the kernel takes";
+        return std::nullopt;
+      }
+      const ParmVarDecl *Param = S.Kernel->getParamDecl(P);
+      const Expr *Arg = S.Launch->getArg(P);
+      if (Param->getName().empty()) {
+        Why = "parameter " + std::to_string(P + 1) + " has no name";
+        return std::nullopt;
+      }
+      if (Param->getType()->isPointerType() && !namesBuffer(Arg)) {
+        Why = "argument " + std::to_string(P + 1) +
+              " is a pointer expression, not a buffer's name";
+        return std::nullopt;
+      }
+      S.ArgText.push_back(sourceText(Ctx, Arg->getSourceRange()));
+    }
+    if (!domain(S, Why))
+      return std::nullopt;
+    return S;
+  }
+
+  bool isZero(const Expr *E) const {
+    Expr::EvalResult R;
+    return !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
+           R.Val.getInt() == 0;
+  }
+
+  static bool namesBuffer(const Expr *Arg) {
+    Arg = Arg->IgnoreParenImpCasts();
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
+      Arg = Cast->getSubExpr()->IgnoreParenImpCasts();
+    return isa<DeclRefExpr>(Arg) || isa<MemberExpr>(Arg);
+  }
+
+  /// A `param + k` of stage \p S in host terms.
+  std::optional<HostBound> host(const FuseStage &S,
+                                const std::optional<ParamPlusConstant> &V) {
+    if (!V)
+      return std::nullopt;
+    HostBound B;
+    B.Constant = V->Constant;
+    if (V->Param) {
+      unsigned I = V->Param->getFunctionScopeIndex();
+      if (I >= S.ArgText.size())
+        return std::nullopt;
+      B.Arg = S.ArgText[I];
+    }
+    return B;
+  }
+
+  /// The stage's domain from its guards (see AxisDomain).
+  bool domain(FuseStage &S, std::string &Why) {
+    for (unsigned D : {0u, 1u}) {
+      S.Domain[D].Lower.push_back({"", 0}); // Global coordinates are >= 0.
+      bool HasUpper = false;
+      for (const StageBound &B : S.Access.Bounds) {
+        if (B.Axis != D)
+          continue;
+        std::optional<HostBound> H = host(S, B.LimitValue);
+        if (!H) {
+          Why = "its guard's bound '" + B.Limit +
+                "' is not a parameter plus a constant";
+          return false;
+        }
+        H->Constant += B.Add;
+        (B.Upper ? S.Domain[D].Upper : S.Domain[D].Lower).push_back(*H);
+        HasUpper |= B.Upper;
+      }
+      if (!HasUpper)
+        S.Domain[D].Upper.push_back({std::string("@extent.") + AxisName[D], 0});
+    }
+    for (const StageBound &B : S.Access.Bounds)
+      if (B.Axis == 2) {
+        Why = "it guards its z coordinate";
+        return false;
+      }
+    return true;
+  }
+
+  static std::string launchShape(const FuseStage &S, ASTContext &Ctx) {
+    const CallExpr *Config = S.Launch->getConfig();
+    std::string Shape;
+    for (unsigned I = 0; I != Config->getNumArgs(); ++I)
+      if (I != 2 && !isa<CXXDefaultArgExpr>(Config->getArg(I)))
+        Shape += sourceText(Ctx, Config->getArg(I)->getSourceRange()) + ";";
+    return Shape;
+  }
+
+  /// The host texts of a stride's names, sorted; nullopt if one is not a
+  /// parameter.
+  static std::optional<std::vector<std::string>>
+  hostStride(const FuseStage &S, const std::vector<const ValueDecl *> &Names) {
+    std::vector<std::string> Texts;
+    for (const ValueDecl *N : Names) {
+      const auto *P = dyn_cast_or_null<ParmVarDecl>(N);
+      if (!P || P->getFunctionScopeIndex() >= S.ArgText.size())
+        return std::nullopt;
+      Texts.push_back(S.ArgText[P->getFunctionScopeIndex()]);
+    }
+    llvm::sort(Texts);
+    return Texts;
+  }
+
+  /// The parameters of \p S the host argument \p Arg is passed to.
+  static std::vector<const ParmVarDecl *> paramsFor(const FuseStage &S,
+                                                    const ValueDecl *Buffer) {
+    std::vector<const ParmVarDecl *> Params;
+    for (unsigned P = 0; P != S.Kernel->getNumParams(); ++P) {
+      const Expr *Arg = S.Launch->getArg(P)->IgnoreParenImpCasts();
+      if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Arg))
+        Arg = Cast->getSubExpr()->IgnoreParenImpCasts();
+      const ValueDecl *D = nullptr;
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg))
+        D = Ref->getDecl();
+      else if (const auto *M = dyn_cast<MemberExpr>(Arg))
+        D = M->getMemberDecl();
+      if (D == Buffer)
+        Params.push_back(S.Kernel->getParamDecl(P));
+    }
+    return Params;
+  }
+
+  /// Whether \p Consumer's reads of \p Buffer can come from \p Producer's
+  /// on-chip tile; widens the producer's region by them.
+  bool onChipReads(FuseStage &Producer, const FuseStage &Consumer,
+                   const ValueDecl *Buffer, std::string &Why) {
+    std::string Name = Buffer->getNameAsString();
+    std::vector<const ParmVarDecl *> Out = paramsFor(Producer, Buffer);
+    const StageRead *Store = nullptr;
+    for (const StageRead &W : Producer.Access.Stores)
+      if (llvm::is_contained(Out, W.Buffer))
+        Store = &W;
+    if (!Store) {
+      Why = "no store to '" + Name + "' found";
+      return false;
+    }
+    auto StoreRow = hostStride(Producer, Store->RowStride);
+    auto StorePlane = hostStride(Producer, Store->PlaneStride);
+    if (!StoreRow || !StorePlane || StoreRow->size() != 1) {
+      Why = "the stride of '" + Name +
+            "' is not a kernel parameter, so its rows cannot be compared";
+      return false;
+    }
+    // Distinct points of the producer are distinct elements: its rows are
+    // no longer than the row stride (and it has no more rows than a plane
+    // holds).
+    if (!anyBound(Producer.Domain[0].Upper, {StoreRow->front(), 0},
+                  [](int64_t C) { return C <= 0; })) {
+      Why = "'" + Name + "' is not provably written only within its rows";
+      return false;
+    }
+    if (!StorePlane->empty()) {
+      std::vector<std::string> Rows = *StorePlane;
+      auto It = llvm::find(Rows, StoreRow->front());
+      if (Rows.size() != 2 || It == Rows.end()) {
+        Why = "the plane stride of '" + Name + "' is not rows times columns";
+        return false;
+      }
+      Rows.erase(It);
+      if (!anyBound(Producer.Domain[1].Upper, {Rows.front(), 0},
+                    [](int64_t C) { return C <= 0; })) {
+        Why = "'" + Name + "' is not provably written only within its planes";
+        return false;
+      }
+    }
+    std::vector<const ParmVarDecl *> In = paramsFor(Consumer, Buffer);
+    for (const StageRead &R : Consumer.Access.Reads) {
+      if (!llvm::is_contained(In, R.Buffer))
+        continue;
+      if (R.Coordinates.size() != Store->Coordinates.size() ||
+          hostStride(Consumer, R.RowStride) != StoreRow ||
+          hostStride(Consumer, R.PlaneStride) != StorePlane) {
+        Why = "'" + R.Buffer->getNameAsString() +
+              "' is read with another "
+              "layout than its producer writes";
+        return false;
+      }
+      for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
+        const CoordinateRead &C = R.Coordinates[D];
+        if (C.Scale != 1 || C.Divisor != 1 || C.Axis != D) {
+          Why = "'" + R.Buffer->getNameAsString() +
+                "' is read at a scaled or transposed coordinate";
+          return false;
+        }
+        int64_t K = C.Offset + C.Add;
+        if (D == 2) {
+          if (K != 0 || C.Clamped) {
+            Why = "'" + R.Buffer->getNameAsString() +
+                  "' is read in another plane";
+            return false;
+          }
+          continue;
+        }
+        std::optional<HostBound> Lo, Hi;
+        int64_t KLo = K, KHi = K;
+        if (C.Clamped) {
+          Lo = host(Consumer, C.LoValue);
+          Hi = host(Consumer, C.HiValue);
+          const AxisDomain &Own = Consumer.Domain[D];
+          bool Inside =
+              Lo && Hi &&
+              anyBound(Own.Lower, *Lo,
+                       [&](int64_t V) { return V >= Lo->Constant; }) &&
+              anyBound(Own.Upper, *Hi,
+                       [&](int64_t V) { return V - 1 <= Hi->Constant; });
+          if (!Inside) {
+            Why = "a clamped read of '" + R.Buffer->getNameAsString() +
+                  "' is not provably clamped around the reading point";
+            return false;
+          }
+          KLo = std::min<int64_t>(K, 0);
+          KHi = std::max<int64_t>(K, 0);
+        }
+        if (!readInDomain(KLo, KHi, Consumer.Domain[D], Producer.Domain[D], Lo,
+                          Hi)) {
+          Why = std::string("a read of '") + R.Buffer->getNameAsString() +
+                "' along " + AxisName[D] +
+                " is not provably inside what its producer writes";
+          return false;
+        }
+        Producer.RegionLo[D] =
+            std::min(Producer.RegionLo[D], Consumer.RegionLo[D] + KLo);
+        Producer.RegionHi[D] =
+            std::max(Producer.RegionHi[D], Consumer.RegionHi[D] + KHi);
+      }
+    }
+    return true;
+  }
+
+  /// Stages \p Stages as one group, or why they cannot be.
+  std::optional<FuseGroup> group(std::vector<FuseStage> Stages,
+                                 std::string &Why) {
+    std::string Shape = launchShape(Stages.front(), Ctx);
+    for (const FuseStage &S : Stages) {
+      if (launchShape(S, Ctx) != Shape) {
+        Why = "it is launched with another grid, block or stream";
+        return std::nullopt;
+      }
+      for (unsigned D = 0; D != 3; ++D)
+        if (S.Access.Form[D] != Stages.front().Access.Form[D]) {
+          Why = std::string("its ") + AxisName[D] +
+                " coordinate is computed differently";
+          return std::nullopt;
+        }
+    }
+    auto InGroup = [&](unsigned GraphIndex) -> std::optional<unsigned> {
+      for (unsigned I = 0; I != Stages.size(); ++I)
+        if (Stages[I].Index == GraphIndex)
+          return I;
+      return std::nullopt;
+    };
+    FuseGroup G;
+    // Buffers the group writes: who produces them, where they go.
+    for (const StageGraph::Buffer &B : Graph.Buffers) {
+      std::vector<unsigned> Writers;
+      for (unsigned W : B.Writers)
+        if (InGroup(W))
+          Writers.push_back(*InGroup(W));
+      bool ReadInGroup = false, ReadOutside = false;
+      for (unsigned R : B.Readers)
+        (InGroup(R) ? ReadInGroup : ReadOutside) = true;
+      if (Writers.empty())
+        continue;
+      if (Writers.size() > 1) {
+        Why = "two of its stages write '" + B.Decl->getNameAsString() + "'";
+        return std::nullopt;
+      }
+      FuseBuffer F;
+      F.Decl = B.Decl;
+      F.Producer = Writers.front();
+      F.Name = argTextOf(Stages, B.Decl);
+      for (const ParmVarDecl *P : paramsFor(Stages[F.Producer], B.Decl))
+        F.ElementType =
+            P->getType()->getPointeeType().getUnqualifiedType().getAsString(
+                Ctx.getPrintingPolicy());
+      for (unsigned R : B.Readers)
+        if (InGroup(R) && *InGroup(R) <= F.Producer) {
+          Why = "'" + F.Name + "' is read before it is written in the group";
+          return std::nullopt;
+        }
+      F.OnChip = ReadInGroup;
+      F.Global = B.LiveAfter || ReadOutside || B.Readers.empty();
+      G.Written.push_back(F);
+    }
+    // Regions, from the last stage back: a stage is computed where its
+    // consumers read it and on its own tile if it stores to global memory.
+    for (FuseStage &S : Stages) {
+      S.RegionLo[0] = S.RegionLo[1] = S.RegionHi[0] = S.RegionHi[1] = 0;
+      S.Needed = S.NeedsOwn = false;
+    }
+    for (unsigned I = Stages.size(); I-- != 0;) {
+      FuseStage &S = Stages[I];
+      bool Global = false, First = true;
+      for (const FuseBuffer &B : G.Written)
+        if (B.Producer == I)
+          Global |= B.Global;
+      S.Needed = Global;
+      for (const FuseBuffer &B : G.Written) {
+        if (B.Producer != I || !B.OnChip)
+          continue;
+        for (unsigned R : Graph.buffer(B.Decl)->Readers) {
+          std::optional<unsigned> C = InGroup(R);
+          if (!C || !Stages[*C].Needed)
+            continue;
+          if (!S.Needed && First) {
+            // The first consumer sets the region; the others widen it.
+            S.RegionLo[0] = S.RegionLo[1] = INT64_MAX / 4;
+            S.RegionHi[0] = S.RegionHi[1] = INT64_MIN / 4;
+          }
+          First = false;
+          if (!onChipReads(S, Stages[*C], B.Decl, Why))
+            return std::nullopt;
+          S.Needed = true;
+        }
+      }
+      if (Global) {
+        for (unsigned D : {0u, 1u}) {
+          S.RegionLo[D] = std::min<int64_t>(S.RegionLo[D], 0);
+          S.RegionHi[D] = std::max<int64_t>(S.RegionHi[D], 0);
+        }
+        S.NeedsOwn = S.RegionLo[0] < 0 || S.RegionLo[1] < 0 ||
+                     S.RegionHi[0] > 0 || S.RegionHi[1] > 0;
+      }
+    }
+    // Write after read of a global buffer within the group: another warp
+    // may still read what a stage overwrites.
+    for (const StageGraph::Edge &E : Graph.Edges)
+      if (E.Kind != StageGraph::Order::Flow && InGroup(E.From) &&
+          InGroup(E.To)) {
+        Why = "'" + E.Buffer->getNameAsString() +
+              "' is overwritten after a stage of the group uses it";
+        return std::nullopt;
+      }
+    // What the launcher checks.
+    std::set<std::string> Checks;
+    for (const FuseStage &S : Stages)
+      for (unsigned D : {0u, 1u})
+        for (const HostBound &B : S.Domain[D].Upper)
+          if (!llvm::StringRef(B.Arg).starts_with("@"))
+            Checks.insert(std::string("extent.") + AxisName[D] + " >= " +
+                          (B.Arg.empty()     ? std::to_string(B.Constant)
+                           : B.Constant == 0 ? "(" + B.Arg + ")"
+                                             : "(" + B.Arg + ") + " +
+                                                   std::to_string(B.Constant)));
+    G.ExtentChecks.assign(Checks.begin(), Checks.end());
+    std::set<std::string> Global, Other;
+    for (const StageGraph::Buffer &B : Graph.Buffers) {
+      bool Used =
+          llvm::any_of(B.Readers,
+                       [&](unsigned R) { return InGroup(R).has_value(); }) ||
+          llvm::any_of(B.Writers,
+                       [&](unsigned W) { return InGroup(W).has_value(); });
+      if (!Used || B.Fresh)
+        continue;
+      const FuseBuffer *W = nullptr;
+      for (const FuseBuffer &F : G.Written)
+        if (F.Decl == B.Decl)
+          W = &F;
+      (W && W->Global ? Global : Other).insert(argTextOf(Stages, B.Decl));
+    }
+    G.GlobalWrites.assign(Global.begin(), Global.end());
+    G.OtherBuffers.assign(Other.begin(), Other.end());
+    G.Stages = std::move(Stages);
+    return G;
+  }
+
+  /// The host text a stage passes \p Buffer as.
+  static std::string argTextOf(const std::vector<FuseStage> &Stages,
+                               const ValueDecl *Buffer) {
+    for (const FuseStage &S : Stages)
+      for (const ParmVarDecl *P : paramsFor(S, Buffer))
+        return S.ArgText[P->getFunctionScopeIndex()];
+    return Buffer->getNameAsString();
+  }
+
+  const StageGraph &Graph;
+  ASTContext &Ctx;
+  FusePlan Plan;
+};
+
+} // namespace
+
+FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx,
+                    std::string &Why) {
+  if (!Graph.Problems.empty()) {
+    Why = Graph.Problems.front();
+    return {};
+  }
+  return Planner(Graph, Ctx).run();
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,109 @@
+//===- FusePlan.h - Which stages of a fuse block run together ---*- C++ -*-===//
+//
+// The fuse pass (PolyMage-GPU, seeds 000 and 003) turns a host block of
+// image-stage launches into fewer kernels, each computing a group of stages
+// in overlapped tiles, one tile per warp (section 4 of seed 000). This file
+// decides what is legal: which consecutive stages form a group, which
+// buffers stay on chip (shared memory tiles) and which go to global memory,
+// and how far around the warp's output tile each stage must be computed.
+//
+// Legality, in one place (docs/fuse.md explains it at length):
+// - A buffer is kept on chip only if one stage of the group writes it,
+//   only later stages of the group read it, nothing reads it after the
+//   block (StageGraph's liveness), and every read is a same-scale read at
+//   a constant offset, clamped or not, whose points the producer provably
+//   writes (its guards, compared symbolically through the launches'
+//   arguments) and whose index names the same element as the producer's
+//   store (same strides, rows no longer than the producer's guard).
+// - Every other flow of data between two stages of a group is refused
+//   (another warp's global store is not ordered before a read), as is any
+//   write after read or write after write of a global buffer in a group.
+// - What the analysis cannot prove at compile time, the launcher checks
+//   before the fused launch, running the original launches otherwise: the
+//   launches' extents cover the guards, and the buffers written through
+//   global memory share no allocation with the other buffers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSEPLAN_H
+#define CUDA_REWRITE_REWRITERS_FUSE_FUSEPLAN_H
+
+#include "analysis/StageAccess.h"
+#include "analysis/StageGraph.h"
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// A bound in host terms: a launch argument's value plus a constant (Arg
+/// empty: the constant alone). "@extent.x" and "@extent.y" stand for the
+/// launch's extent (grid times block) along x and y.
+struct HostBound {
+  std::string Arg;
+  int64_t Constant = 0;
+};
+
+/// The points a stage writes along one axis: at least every Lower bound,
+/// below every Upper bound.
+struct AxisDomain {
+  std::vector<HostBound> Lower, Upper;
+};
+
+/// A stage of the block, as the fused kernel computes it.
+struct FuseStage {
+  unsigned Index = 0; ///< In the stage graph.
+  const clang::CUDAKernelCallExpr *Launch = nullptr;
+  const clang::FunctionDecl *Kernel = nullptr; ///< The definition.
+  StageAccess Access;
+  std::vector<std::string> ArgText; ///< Per kernel parameter, host text.
+  AxisDomain Domain[2];             ///< x, y.
+  /// Around the warp's output tile: the stage is computed over
+  /// [x0 + RegionLo[0], x0 + TileW + RegionHi[0]) and likewise in y.
+  int64_t RegionLo[2] = {0, 0}, RegionHi[2] = {0, 0};
+  bool Needed = false;   ///< Some point of it is used (else skipped).
+  bool NeedsOwn = false; ///< Writes global memory and computes past its tile.
+};
+
+/// A buffer written by a group's stage.
+struct FuseBuffer {
+  const clang::ValueDecl *Decl = nullptr;
+  std::string Name;      ///< The host argument's text.
+  unsigned Producer = 0; ///< Stage index in the group.
+  bool OnChip = false;   ///< Read by later stages of the group.
+  bool Global = false;   ///< Stored to global memory (read after the group).
+  std::string ElementType;
+};
+
+struct FuseGroup {
+  std::vector<FuseStage> Stages;
+  std::vector<FuseBuffer> Written;
+  /// Host-side conditions the launcher checks, as C++ over the launcher's
+  /// parameters (e.g. "extent.x >= W").
+  std::vector<std::string> ExtentChecks;
+  /// Buffers written through global memory, and every other buffer the
+  /// group accesses that was not allocated fresh: they must not share an
+  /// allocation (checked by the launcher).
+  std::vector<std::string> GlobalWrites, OtherBuffers;
+};
+
+/// A stage the pass leaves as its own launch, with the reason.
+struct UnfusedStage {
+  unsigned Index = 0;
+  std::string Why;
+};
+
+struct FusePlan {
+  /// In launch order; a group of one stage is never formed.
+  std::vector<FuseGroup> Groups;
+  std::vector<UnfusedStage> Unfused;
+};
+
+/// Groups the stages of \p Graph. \p Why receives a reason when the block
+/// cannot be rewritten at all.
+FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
+                    std::string &Why);
+
+} // namespace cuda_rewrite
+
+#endif
