@@ -141,10 +141,13 @@ private:
     FuseCode Code = generateFusedGroup(G, T, Name, Where, Ctx);
     if (!Code.Why.empty())
       return refuse(C, Code.Why);
-    if (!check(Context.Edits.addDefinition(
-                   "fuse/" + Name, Code.Definitions,
-                   lineStart(Ctx, C.Function->getBeginLoc())),
-               C.Loc))
+    if (!check(
+            Context.Edits.addDefinition(
+                // Keyed by position: groups appear in the block's order.
+                llvm::formatv("fuse/{0:d8}/{1}", SM.getFileOffset(First), Name)
+                    .str(),
+                Code.Definitions, lineStart(Ctx, C.Function->getBeginLoc())),
+            C.Loc))
       return false;
     if (!wrapLaunches(G, Code.Call))
       return false;

@@ -285,13 +285,17 @@ private:
     return true;
   }
 
+  /// The grid, block and stream of a launch, as written (no stream: "0",
+  /// the default stream, as an explicit 0 is).
   static std::string launchShape(const FuseStage &S, ASTContext &Ctx) {
     const CallExpr *Config = S.Launch->getConfig();
-    std::string Shape;
-    for (unsigned I = 0; I != Config->getNumArgs(); ++I)
-      if (I != 2 && !isa<CXXDefaultArgExpr>(Config->getArg(I)))
-        Shape += sourceText(Ctx, Config->getArg(I)->getSourceRange()) + ";";
-    return Shape;
+    auto Text = [&](unsigned I) -> std::string {
+      if (I >= Config->getNumArgs() ||
+          isa<CXXDefaultArgExpr>(Config->getArg(I)))
+        return "0";
+      return sourceText(Ctx, Config->getArg(I)->getSourceRange());
+    };
+    return Text(0) + ";" + Text(1) + ";" + Text(3);
   }
 
   /// The host texts of a stride's names, sorted; nullopt if one is not a

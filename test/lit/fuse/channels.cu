@@ -1,0 +1,82 @@
+// Channel-planar stages (unsharp.cu's): the channel is blockIdx.z, so the
+// fused kernel takes it from its own blockIdx.z and each block's tiles hold
+// one channel. Reads in another plane, or a bad tile(..), are refused.
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DBAD_TILE 2>&1 | FileCheck %s --check-prefix=BAD
+
+__host__ __device__ inline int clampTo(int v, int lo, int hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+__global__ void blurY(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  const int plane = c * H;
+  out[(plane + y) * W + x] =
+      0.25f * in[(plane + (y > 0 ? y - 1 : 0)) * W + x] + 0.5f * in[(plane + y) * W + x];
+}
+
+__global__ void blurYClamped(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  out[(c * H + y) * W + x] = in[(c * H + clampTo(y + 2, 0, H - 1)) * W + x];
+}
+
+__global__ void sharpen(const float *in, const float *blurred, float *out,
+                        int W, int H, float weight) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  const int i = (c * H + y) * W + x;
+  out[i] = (1.f + weight) * in[i] - weight * blurred[i];
+}
+
+// Reads the first channel of its input, whatever its own.
+__global__ void firstPlane(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  out[(c * H + y) * W + x] = in[y * W + x];
+}
+
+void run(const float *in, float *out, float *first, int W, int H, int C) {
+  dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8, C);
+  float *blurred = nullptr;
+  cudaMallocAsync(&blurred, sizeof(float) * W * H * C, 0);
+#ifdef BAD_TILE
+#pragma cuda_rewrite fuse tile(16, 4)
+#else
+#pragma cuda_rewrite fuse
+#endif
+  {
+    // REMARK-DAG: channels.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'blurY' stays a launch of its own: the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides [fuse]
+    blurY<<<grid, block>>>(in, out, W, H);
+    // REMARK-DAG: channels.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (blurYClamped, sharpen) run as fused_blurYClamped_to_sharpen::kernel: {{.*}} on chip: 'blurred'; {{.*}} [fuse]
+    blurYClamped<<<grid, block>>>(in, blurred, W, H);
+    sharpen<<<grid, block, 0, 0>>>(in, blurred, out, W, H, 3.f);
+    // REMARK-DAG: channels.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'firstPlane' stays a launch of its own: it cannot join the stages before it: 'in' is read with another layout than its producer writes [fuse]
+    firstPlane<<<grid, block>>>(out, first, W, H);
+  }
+  cudaFreeAsync(blurred, 0);
+}
+
+// CHECK:      __device__ __forceinline__ void blurYClamped_point(int x, int y, int c, const float *in, float *out, int W, int H, cuda_rewrite::fuse::Tile<float, 32> out_tile) {
+// CHECK:        out_tile(x, y) = in[(c * H + clampTo(y + 2, 0, H - 1)) * W + x];
+// CHECK:      __device__ __forceinline__ void sharpen_point(int x, int y, int c, const float *in, const float *blurred, float *out, int W, int H, float weight, cuda_rewrite::fuse::Tile<float, 32> blurred_tile) {
+// CHECK:        out[i] = (1.f + weight) * in[i] - weight * blurred_tile(x, y);
+// CHECK:        const int z = blockIdx.z;
+// CHECK:          blurYClamped_point(x, y, z, in, blurred, W, H, blurred_tile);
+// CHECK:        const long long extentZ = grid.z;
+
+// BAD: channels.cu:[[#]]:5: remark: not rewritten: tile(16, 4) is not tile(x, y) with x (points per lane along x) in 1..8 and y (rows per warp) in 1..64 [fuse]

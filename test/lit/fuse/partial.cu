@@ -1,0 +1,88 @@
+// Partial fusion: stages the pass cannot fuse stay launches of their own,
+// with the reason, and the stages around them are still fused.
+// RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+
+__global__ void scale(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = 2.f * in[y * W + x];
+}
+
+// Reads one column to the right, unclamped, with the same guard: the last
+// column reads past what its producer writes.
+__global__ void right(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x + 1];
+}
+
+// The same, guarded so that the read stays inside: fusable.
+__global__ void rightInside(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W - 1 || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x + 1];
+}
+
+// Data-dependent index: never fused.
+__global__ void gather(const float *in, const int *from, float *out, int W,
+                       int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[from[y * W + x]];
+}
+
+void run(const float *in, const int *from, float *out, float *kept, int W,
+         int H) {
+  dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  float *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr;
+  cudaMalloc(&a, sizeof(float) * W * H);
+  cudaMalloc(&b, sizeof(float) * W * H);
+  cudaMalloc(&c, sizeof(float) * W * H);
+  cudaMalloc(&d, sizeof(float) * W * H);
+#pragma cuda_rewrite fuse
+  {
+    // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (scale, rightInside) run as fused_scale_to_rightInside::kernel: {{.*}} on chip: 'a'; {{.*}} [fuse]
+    scale<<<grid, block>>>(in, a, W, H);
+    rightInside<<<grid, block>>>(a, b, W, H);
+    // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'gather' stays a launch of its own: the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides [fuse]
+    gather<<<grid, block>>>(b, from, c, W, H);
+    // 'kept' is a parameter: stored as well as kept on chip, by the warp
+    // whose tile a point is in.
+    // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'scale' stays a launch of its own: the next stage cannot join it: a read of 'in' along x is not provably inside what its producer writes [fuse]
+    scale<<<grid, block>>>(c, d, W, H);
+    // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (right, rightInside) run as fused_right_to_rightInside::kernel: {{.*}} on chip: 'kept' (also stored); {{.*}} [fuse]
+    right<<<grid, block>>>(d, kept, W, H);
+    rightInside<<<grid, block>>>(kept, out, W, H);
+  }
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  cudaFree(d);
+}
+
+// CHECK: namespace fused_scale_to_rightInside {
+// CHECK: namespace fused_right_to_rightInside {
+// 'right' is computed one column past the tile for its consumer, and
+// stores 'kept' only on its own tile.
+// CHECK:      __device__ __forceinline__ void right_point(int x, int y, bool own, const float *in, float *out, int W, int H, cuda_rewrite::fuse::Tile<float, 33> out_tile) {
+// CHECK:        cuda_rewrite::fuse::keepAndStore(out_tile(x, y), own ? &out[y * W + x] : nullptr, in[y * W + x + 1]);
+// CHECK:        // right over columns x0 + [0, 33), rows y0 + [0, 16).
+// CHECK:        right_point(x, y, x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH, d, kept, W, H, kept_tile);
+// 'kept' and 'out' are parameters: they must not share an allocation ('d'
+// was allocated here, so it shares none).
+// CHECK:        if (!cuda_rewrite::fuse::separateAllocations({kept, out}, {}))
+
+// CHECK:      if (!fused_scale_to_rightInside::launch(grid, block, 0, in, a, W, H, b)) {
+// CHECK:      gather<<<grid, block>>>(b, from, c, W, H);
+// CHECK-NEXT: // 'kept' is a parameter
+// CHECK:      scale<<<grid, block>>>(c, d, W, H);
+// CHECK:      if (!fused_right_to_rightInside::launch(grid, block, 0, d, kept, W, H, out)) {
