@@ -5,7 +5,9 @@
 
 #include "clang/AST/Expr.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Format/Format.h"
 #include "clang/Lex/Lexer.h"
+#include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -96,7 +98,7 @@ public:
             "intermediates that\n"
             "// its stages read (overlapped tile per warp, PolyMage-GPU "
             "section 4).\n"
-            "// On chip, in shared memory per warp: {4}.\n"
+            "//\n// On chip, in shared memory per warp: {4}.\n"
             "namespace {5} {{\n\n{6}{7}\n{8}}  // namespace {5}\n\n",
             llvm::join(Kernels, ", "), Where, T.width(), T.Rows,
             OnChip.empty() ? "nothing" : OnChip, Name, Stages, kernel(),
@@ -197,6 +199,48 @@ private:
     return true;
   }
 
+  unsigned offsetOf(SourceLocation Loc) const {
+    return SM.getFileOffset(SM.getExpansionLoc(Loc));
+  }
+
+  /// How often \p Name occurs in \p Text as an identifier.
+  static unsigned usesOf(llvm::StringRef Text, llvm::StringRef Name) {
+    unsigned Uses = 0;
+    auto IsIdent = [](char C) { return isalnum((unsigned char)C) || C == '_'; };
+    for (size_t At = Text.find(Name); At != llvm::StringRef::npos;
+         At = Text.find(Name, At + 1)) {
+      bool Before = At > 0 && IsIdent(Text[At - 1]);
+      bool After =
+          At + Name.size() < Text.size() && IsIdent(Text[At + Name.size()]);
+      Uses += !Before && !After;
+    }
+    return Uses;
+  }
+
+  /// Removes statement \p D, with its whole line when it is alone on it.
+  bool removeStatement(const DeclStmt *D, FileID File,
+                       std::vector<TextEdit> &Edits) {
+    unsigned B, E;
+    if (!offsets(D->getSourceRange(), B, E))
+      return false;
+    llvm::StringRef Buffer = SM.getBufferData(File);
+    unsigned LineBegin = B;
+    while (LineBegin > 0 &&
+           (Buffer[LineBegin - 1] == ' ' || Buffer[LineBegin - 1] == '\t'))
+      --LineBegin;
+    unsigned LineEnd = E;
+    while (LineEnd < Buffer.size() &&
+           (Buffer[LineEnd] == ' ' || Buffer[LineEnd] == '\t'))
+      ++LineEnd;
+    if ((LineBegin == 0 || Buffer[LineBegin - 1] == '\n') &&
+        LineEnd < Buffer.size() && Buffer[LineEnd] == '\n') {
+      B = LineBegin;
+      E = LineEnd + 1;
+    }
+    Edits.push_back({B, E, ""});
+    return true;
+  }
+
   /// The text of [Begin, End) of the stage's file with \p Edits applied
   /// (those inside it; an edit inside another is dropped).
   std::string applied(FileID File, unsigned Begin, unsigned End,
@@ -260,33 +304,33 @@ private:
     }
     if (!walk(S, K->getBody(), /*InExpr=*/false, Tiles, Reads, Edits))
       return "";
-    for (const auto &D : CoordinateDecls) {
-      unsigned B, E;
-      if (!offsets(D->getSourceRange(), B, E))
+    for (const DeclStmt *D : CoordinateDecls)
+      if (!removeStatement(D, File, Edits))
         return "";
-      // Remove the whole line when the declaration is alone on it.
-      llvm::StringRef Buffer = SM.getBufferData(File);
-      unsigned LineBegin = B;
-      while (LineBegin > 0 &&
-             (Buffer[LineBegin - 1] == ' ' || Buffer[LineBegin - 1] == '\t'))
-        --LineBegin;
-      unsigned LineEnd = E;
-      while (LineEnd < Buffer.size() &&
-             (Buffer[LineEnd] == ' ' || Buffer[LineEnd] == '\t'))
-        ++LineEnd;
-      if ((LineBegin == 0 || Buffer[LineBegin - 1] == '\n') &&
-          LineEnd < Buffer.size() && Buffer[LineEnd] == '\n') {
-        B = LineBegin;
-        E = LineEnd + 1;
-      }
-      Edits.push_back({B, E, ""});
-    }
     CoordinateDecls.clear();
     Edits.insert(Edits.end(), Reads.begin(), Reads.end());
     unsigned BodyBegin, BodyEnd;
     if (!offsets(K->getBody()->getSourceRange(), BodyBegin, BodyEnd))
       return "";
     std::string Body = applied(File, BodyBegin, BodyEnd, Edits);
+    // Locals only the rewritten indices used (`const int plane = c * H;`)
+    // would be unused now: their declarations go too.
+    bool Removed = false;
+    for (const DeclStmt *D : LocalDecls) {
+      const auto *V = cast<VarDecl>(D->getSingleDecl());
+      if (V->getInit() && V->getInit()->HasSideEffects(Ctx))
+        continue;
+      std::string Decl = applied(File, offsetOf(D->getBeginLoc()),
+                                 offsetOf(D->getEndLoc()) + 1, Edits);
+      if (usesOf(Body, V->getName()) == usesOf(Decl, V->getName())) {
+        if (!removeStatement(D, File, Edits))
+          return "";
+        Removed = true;
+      }
+    }
+    LocalDecls.clear();
+    if (Removed)
+      Body = applied(File, BodyBegin, BodyEnd, Edits);
     unsigned Line = SM.getPresumedLineNumber(K->getLocation());
     return llvm::formatv("// Stage '{0}' (line {1}) at one point.\n"
                          "__device__ __forceinline__ void {4}({2}) {3}\n",
@@ -325,6 +369,8 @@ private:
         CoordinateDecls.push_back(DS);
         return true;
       }
+      if (DS->isSingleDecl() && isa<VarDecl>(DS->getSingleDecl()))
+        LocalDecls.push_back(DS);
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(St);
         BO && BO->isAssignmentOp()) {
@@ -585,7 +631,7 @@ private:
   const SourceManager &SM;
   std::vector<HostParam> Params;
   std::map<std::string, unsigned> Param;
-  std::vector<const DeclStmt *> CoordinateDecls;
+  std::vector<const DeclStmt *> CoordinateDecls, LocalDecls;
   std::string Why;
 };
 
@@ -610,10 +656,29 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
   return Bytes;
 }
 
+/// \p Code laid out in LLVM style: the point functions' signatures and the
+/// launch lines are long, and reviewers read the generated code.
+static std::string formatted(const std::string &Code) {
+  format::FormatStyle Style = format::getLLVMStyle();
+  Style.Language = format::FormatStyle::LK_Cpp;
+  tooling::Replacements Changes = format::reformat(
+      Style, Code, {tooling::Range(0, unsigned(Code.size()))}, "fused.cu");
+  llvm::Expected<std::string> Result =
+      tooling::applyAllReplacements(Code, Changes);
+  if (!Result) {
+    llvm::consumeError(Result.takeError());
+    return Code; // Unformatted, but the same code.
+  }
+  return *Result;
+}
+
 FuseCode generateFusedGroup(const FuseGroup &G, const FuseTile &T,
                             const std::string &Name, const std::string &Where,
                             ASTContext &Ctx) {
-  return GroupWriter(G, T, Name, Ctx).run(Where);
+  FuseCode Code = GroupWriter(G, T, Name, Ctx).run(Where);
+  if (Code.Why.empty())
+    Code.Definitions = formatted(Code.Definitions);
+  return Code;
 }
 
 } // namespace cuda_rewrite

@@ -7,7 +7,8 @@
 # unchanged file would compile and prove nothing); one whose line
 # `// bench-types: float double` lists more element types than float is also
 # rewritten and compiled with -DSAMPLE_REAL=<type> for each other type.
-# Fuse samples are only compiled as written until the pass lands.
+# Fuse samples are rewritten once; one whose block keeps every stage
+# separate (it says why) is skipped.
 # Promote samples are rewritten in every variant (p, pa2, pa128, po,
 # pao128): the script stages a copy whose `#pragma cuda_rewrite promote`
 # line asks for the variant (the bench does the same). Plain P must be
@@ -59,9 +60,6 @@ for sample in "$root"/samples/*/*.cu; do
   variants=(default)
   [ "$pass" = aggregate ] && variants=(warp block kernel)
   [ "$pass" = promote ] && variants=("${PROMOTE_VARIANTS[@]}")
-  # The fuse pass (issue 6) rewrites nothing yet: its samples' originals are
-  # compiled, and a rewrite would be the same file.
-  [ "$pass" = fuse ] && variants=()
   if [ "$pass" = systolic ]; then
     for type in $(extra_types "$sample"); do
       variants+=("$type")
@@ -97,6 +95,12 @@ for sample in "$root"/samples/*/*.cu; do
       else
         echo "SKIP $name $variant (refused: $why)"
       fi
+      continue
+    fi
+    # A fuse block whose stages all stay separate (bilateral's grid) is
+    # the same file again: nothing new to compile.
+    if [ "$pass" = fuse ] && ! grep -q "remark: rewritten: .*\[fuse\]" "$out.log"; then
+      echo "SKIP $name $variant (no stages fused: $(grep -m1 'not rewritten: .*\[fuse\]' "$out.log" | sed 's/.*not rewritten: //'))"
       continue
     fi
     if [ "$pass" = systolic ] && ! grep -q "remark: rewritten: .*\[systolic\]" "$out.log"; then

@@ -71,9 +71,10 @@ void run(const float *in, float *out, float *first, int W, int H, int C) {
   cudaFreeAsync(blurred, 0);
 }
 
-// CHECK:      __device__ __forceinline__ void blurYClamped_point(int x, int y, int c, const float *in, float *out, int W, int H, cuda_rewrite::fuse::Tile<float, 32> out_tile) {
+// CHECK:      blurYClamped_point(int x, int y, int c, const float *in, float *out, int W,
+// CHECK-NEXT:                    int H, cuda_rewrite::fuse::Tile<float, 32> out_tile) {
 // CHECK:        out_tile(x, y) = in[(c * H + clampTo(y + 2, 0, H - 1)) * W + x];
-// CHECK:      __device__ __forceinline__ void sharpen_point(int x, int y, int c, const float *in, const float *blurred, float *out, int W, int H, float weight, cuda_rewrite::fuse::Tile<float, 32> blurred_tile) {
+// CHECK:      sharpen_point(int x, int y, int c, const float *in, const float *blurred,
 // CHECK:        out[i] = (1.f + weight) * in[i] - weight * blurred_tile(x, y);
 // CHECK:        const int z = blockIdx.z;
 // CHECK:          blurYClamped_point(x, y, z, in, blurred, W, H, blurred_tile);

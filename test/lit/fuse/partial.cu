@@ -73,10 +73,14 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
 // CHECK: namespace fused_right_to_rightInside {
 // 'right' is computed one column past the tile for its consumer, and
 // stores 'kept' only on its own tile.
-// CHECK:      __device__ __forceinline__ void right_point(int x, int y, bool own, const float *in, float *out, int W, int H, cuda_rewrite::fuse::Tile<float, 33> out_tile) {
-// CHECK:        cuda_rewrite::fuse::keepAndStore(out_tile(x, y), own ? &out[y * W + x] : nullptr, in[y * W + x + 1]);
+// CHECK:      right_point(int x, int y, bool own, const float *in, float *out, int W, int H,
+// CHECK-NEXT:             cuda_rewrite::fuse::Tile<float, 33> out_tile) {
+// CHECK:        cuda_rewrite::fuse::keepAndStore(
+// CHECK-NEXT:       out_tile(x, y), own ? &out[y * W + x] : nullptr, in[y * W + x + 1]);
 // CHECK:        // right over columns x0 + [0, 33), rows y0 + [0, 16).
-// CHECK:        right_point(x, y, x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH, d, kept, W, H, kept_tile);
+// CHECK:        right_point(x, y,
+// CHECK-NEXT:                   x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH, d,
+// CHECK-NEXT:                   kept, W, H, kept_tile);
 // 'kept' and 'out' are parameters: they must not share an allocation ('d'
 // was allocated here, so it shares none).
 // CHECK:        if (!cuda_rewrite::fuse::separateAllocations({kept, out}, {}))
