@@ -1,0 +1,179 @@
+#include "rewriters/fuse/FusePlan.h"
+#include "test/unit/CudaTestParse.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace cuda_rewrite;
+using namespace cuda_rewrite::test;
+
+namespace {
+
+const char *Kernels = R"cu(
+__host__ __device__ inline int clampTo(int v, int lo, int hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+// Reads rows y - 1 .. y + 1, clamped.
+__global__ void blurY(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[clampTo(y - 1, 0, H - 1) * W + x] + in[y * W + x] +
+                   in[clampTo(y + 1, 0, H - 1) * W + x];
+}
+// Reads columns x - 2 .. x + 1 inside a guard that keeps them in [0, W).
+__global__ void inside(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 2 || x >= W - 1 || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x - 2] + in[y * W + x + 1];
+}
+// Reads column x + 1 unguarded: past the last column.
+__global__ void past(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x + 1];
+}
+// The same point, with another row stride.
+__global__ void strided(const float *in, float *out, int W, int H, int P) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * P + x];
+}
+)cu";
+
+struct Planned {
+  FusePlan Plan;
+  std::string Why;
+  std::unique_ptr<ASTUnit> AST;
+};
+
+/// The plan of the first { } block in `run`, whose body follows the
+/// kernels above.
+Planned plan(const std::string &Run) {
+  Planned P;
+  P.AST = parseCuda(std::string(Kernels) + Run);
+  if (!P.AST)
+    return P;
+  const FunctionDecl *F = findFunction(*P.AST, "run");
+  if (!F)
+    return P;
+  for (const Stmt *S : cast<CompoundStmt>(F->getBody())->body())
+    if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+      StageGraph G = buildStageGraph(*Block, *F, P.AST->getASTContext());
+      P.Plan = planFusion(G, P.AST->getASTContext(), P.Why);
+      break;
+    }
+  return P;
+}
+
+const char *Prologue = R"cu(
+void run(const float *in, float *out, float *live, int W, int H, int P) {
+  dim3 b(32, 8), g((W + 31) / 32, (H + 7) / 8), g2(1, 1);
+  float *t = nullptr, *u = nullptr;
+  cudaMalloc(&t, 4 * W * H);
+  cudaMalloc(&u, 4 * W * H);
+)cu";
+
+} // namespace
+
+TEST(FusePlan, ClampedReadsWidenTheProducersRegion) {
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  ASSERT_TRUE(P.Why.empty()) << P.Why;
+  ASSERT_EQ(P.Plan.Groups.size(), 1u);
+  const FuseGroup &G = P.Plan.Groups[0];
+  ASSERT_EQ(G.Stages.size(), 2u);
+  // The consumer reads y - 1 .. y + 1 of t: its producer runs a row further
+  // on either side, and no column further.
+  EXPECT_EQ(G.Stages[0].RegionLo[1], -1);
+  EXPECT_EQ(G.Stages[0].RegionHi[1], 1);
+  EXPECT_EQ(G.Stages[0].RegionLo[0], 0);
+  EXPECT_EQ(G.Stages[0].RegionHi[0], 0);
+  EXPECT_FALSE(G.Stages[0].NeedsOwn);
+  ASSERT_EQ(G.Written.size(), 2u);
+  EXPECT_EQ(G.Written[0].Name, "t");
+  EXPECT_TRUE(G.Written[0].OnChip);
+  EXPECT_FALSE(G.Written[0].Global);
+  EXPECT_EQ(G.Written[1].Name, "out");
+  EXPECT_TRUE(G.Written[1].Global);
+  EXPECT_EQ(G.ExtentChecks,
+            (std::vector<std::string>{"extent.x >= (W)", "extent.y >= (H)"}));
+  // t is allocated here; in and out are parameters.
+  EXPECT_EQ(G.GlobalWrites, (std::vector<std::string>{"out"}));
+  EXPECT_EQ(G.OtherBuffers, (std::vector<std::string>{"in"}));
+}
+
+TEST(FusePlan, GuardedReadsProvedInsideTheProducersGuard) {
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    inside<<<g, b>>>(in, t, W, H);
+    inside<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  // The consumer writes 2 <= x < W - 1 and reads x - 2 .. x + 1, which
+  // leaves [0, W) but not [2, W - 1): not provably written.
+  ASSERT_TRUE(P.Why.empty()) << P.Why;
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
+  EXPECT_NE(P.Plan.Unfused[0].Why.find("a read of 'in' along x is not "
+                                       "provably inside what its producer "
+                                       "writes"),
+            std::string::npos)
+      << P.Plan.Unfused[0].Why;
+}
+
+TEST(FusePlan, ReadPastTheLastColumnIsRefused) {
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, t, W, H);
+    past<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
+  EXPECT_NE(P.Plan.Unfused[1].Why.find("along x is not provably inside"),
+            std::string::npos)
+      << P.Plan.Unfused[1].Why;
+}
+
+TEST(FusePlan, ALiveIntermediateIsKeptAndStoredByItsOwner) {
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, live, W, H);
+    blurY<<<g, b>>>(live, out, W, H);
+  }
+})cu");
+  ASSERT_EQ(P.Plan.Groups.size(), 1u);
+  const FuseGroup &G = P.Plan.Groups[0];
+  EXPECT_TRUE(G.Written[0].OnChip);
+  EXPECT_TRUE(G.Written[0].Global);
+  EXPECT_TRUE(G.Stages[0].NeedsOwn);
+  EXPECT_EQ(G.GlobalWrites, (std::vector<std::string>{"live", "out"}));
+}
+
+TEST(FusePlan, OtherLayoutsAndLaunchesStartNewGroups) {
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, t, W, H);
+    strided<<<g, b>>>(t, u, W, H, P);
+    blurY<<<g2, b>>>(u, out, W, H);
+  }
+})cu");
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 3u);
+  EXPECT_NE(P.Plan.Unfused[0].Why.find("another layout"), std::string::npos)
+      << P.Plan.Unfused[0].Why;
+  EXPECT_NE(P.Plan.Unfused[2].Why.find("another grid, block or stream"),
+            std::string::npos)
+      << P.Plan.Unfused[2].Why;
+}
