@@ -60,6 +60,10 @@ BASELINE = "original"  # "speedup" is its time over a variant's.
 FLAT = "flat"          # "vs flat" is a variant's time over this one's.
 CUB = "cub"            # "vs cub" likewise.
 NPP = "npp"            # "speedup vs npp" is its time over a variant's.
+HALIDE = "halide"      # "speedup vs halide" likewise.
+# Peers: other implementations of a sample, each with a "speedup vs <peer>"
+# column (the peer's time over a row's).
+PEERS = (NPP, HALIDE)
 # The variants that get a "vs <variant>" column (a row's time over theirs),
 # listed last in the summary, in this order.
 REFERENCES = (FLAT, CUB)
@@ -73,6 +77,11 @@ ORIGINAL_RUNS = {"aggregate": [(FLAT, ["--flat"])],
 # Statuses that fail the run only with --strict: nothing ran (a library
 # baseline says SKIPPED when its library cannot run here).
 NOT_RUN = ("REFUSED", "MISSING", "SKIPPED")
+
+# The Halide peers of the fuse samples (bench/halide/): built on a machine
+# with Halide (bench/halide/build.sh), carried to the GPU machine, run as
+# `<name>_run` with the sample's arguments.
+HALIDE_DIR = ROOT / "build-bench" / "halide"
 
 # Element types: a sample lists them in a line "// bench-types: float double"
 # (without one, float only). Every type is a configuration of its own, named
@@ -320,6 +329,14 @@ def plan(args, samples, verdicts):
                 row(config, variant, (config, variant))
         for variant, extra in original_runs(sample):
             row(config, variant, (config, BASELINE), extra)
+        if sample.startswith("fuse/") and type_ == DEFAULT_TYPE:
+            peer = HALIDE_DIR / (sample.split("/")[1] + "_run")
+            key = (config, HALIDE)
+            builds[key] = {"prebuilt": peer}
+            row(config, HALIDE, key,
+                status=None if peer.is_file() else "MISSING",
+                note="" if peer.is_file() else
+                f"no {peer} (run bench/halide/build.sh where Halide is)")
         conv = CONV_SAMPLE.match(sample)
         if conv and type_ == DEFAULT_TYPE:
             for library, (lib_defines, libs) in LIBRARY_BUILDS.items():
@@ -337,6 +354,9 @@ DEVICE_LAUNCH_PASSES = {"aggregate", "promote"}
 def build(args, nvcc, log, key, spec):
     """Compiles one build of plan(); returns (executable or None, output)."""
     name, variant = key
+    if "prebuilt" in spec:
+        exe = spec["prebuilt"]
+        return (exe if exe.is_file() else None), f"prebuilt {exe}"
     exe = args.build_dir / (name.replace("/", "-").replace(":", ".") +
                             f"-{variant}")
     # The original's folder too, so that a rewritten file finds the headers
@@ -424,15 +444,16 @@ def markdown(header, body):
 def table(rows, copy_gbps):
     """The per-sample Markdown table that bench/RESULTS.md records.
 
-    "vs flat", "vs cub" and "speedup vs npp" are there only when some sample
-    has a flat, cub or npp row, "GCells/s" when some RESULT line has cells=.
+    "vs flat", "vs cub" and "speedup vs <peer>" are there only when some
+    sample has such a row, "GCells/s" when some RESULT line has cells=.
     """
     variants = {row["variant"] for row in rows}
     refs = [ref for ref in REFERENCES if ref in variants]
-    has_npp = NPP in variants
+    peers = [peer for peer in PEERS if peer in variants]
     has_cells = any("cells" in row["result"] for row in rows)
     header = ["sample", "variant", "median ms", "speedup"] + \
-        [f"vs {ref}" for ref in refs] + ["speedup vs npp"] * has_npp + \
+        [f"vs {ref}" for ref in refs] + \
+        [f"speedup vs {peer}" for peer in peers] + \
         ["max rel err", "status", "GB/s", "% copy BW"] + \
         ["GCells/s"] * has_cells
     body = []
@@ -444,10 +465,11 @@ def table(rows, copy_gbps):
         # Ratios only between correct results, as in the summary.
         base = ok_ms.get((row["sample"], BASELINE))
         ref_ms = [ok_ms.get((row["sample"], ref)) for ref in refs]
-        npp = ok_ms.get((row["sample"], NPP))
+        peer_ms = [ok_ms.get((row["sample"], peer)) for peer in peers]
         if row["status"] != "ok":
-            base = npp = None
+            base = None
             ref_ms = [None] * len(refs)
+            peer_ms = [None] * len(peers)
         gbps = nbytes / (ms * 1e-3) / 1e9 if ms and nbytes else None
         gcells = ncells / (ms * 1e-3) / 1e9 if ms and ncells else None
         body.append([
@@ -455,7 +477,7 @@ def table(rows, copy_gbps):
             f"{ms:.4f}" if ms else "-",
             f"{base / ms:.2f}x" if ms and base else "-",
             *(f"{ms / ref:.2f}x" if ms and ref else "-" for ref in ref_ms),
-            (f"{npp / ms:.2f}x" if ms and npp else "-") if has_npp else None,
+            *(f"{peer / ms:.2f}x" if ms and peer else "-" for peer in peer_ms),
             r.get("max_rel_err", "-"), row["status"],
             f"{gbps:.0f}" if gbps else "-",
             f"{100 * gbps / copy_gbps:.0f}%" if gbps and copy_gbps else "-",
@@ -470,11 +492,12 @@ def geomean(values):
 def summarize(rows):
     """Per variant (the original first, flat and cub last, the others in
     order of first appearance): the speedups over the original, the ratios
-    to flat and to cub and the speedups over npp (npp's time over the
-    variant's), each over the sample configurations where both rows are ok,
+    to flat and to cub and the speedups over the peers (a peer's time over
+    the variant's), each over the sample configurations where both rows are ok,
     and their geometric means (None when there are none)."""
     ok = ok_medians(rows)
-    keys = ["speedup", *(f"vs_{ref}" for ref in REFERENCES), "vs_npp"]
+    keys = ["speedup", *(f"vs_{ref}" for ref in REFERENCES),
+            *(f"vs_{peer}" for peer in PEERS)]
     summary = {}
     for row in rows:
         entry = summary.setdefault(row["variant"], {k: {} for k in keys})
@@ -482,15 +505,16 @@ def summarize(rows):
         if ms is None:
             continue
         base = ok.get((row["sample"], BASELINE))
-        npp = ok.get((row["sample"], NPP))
         if base:
             entry["speedup"][row["sample"]] = base / ms
         for ref in REFERENCES:
             ref_ms = ok.get((row["sample"], ref))
             if ref_ms:
                 entry[f"vs_{ref}"][row["sample"]] = ms / ref_ms
-        if npp:
-            entry["vs_npp"][row["sample"]] = npp / ms
+        for peer in PEERS:
+            peer_ms = ok.get((row["sample"], peer))
+            if peer_ms:
+                entry[f"vs_{peer}"][row["sample"]] = peer_ms / ms
     # The original first and the references last, as in the per-sample
     # table.
     def rank(v):
@@ -507,20 +531,21 @@ def summarize(rows):
 
 
 def summary_table(summary):
-    """The geometric means per variant; the flat, cub and npp columns only
+    """The geometric means per variant; the flat, cub and peer columns only
     when some sample has such a row."""
     refs = [ref for ref in REFERENCES if ref in summary]
-    has_npp = NPP in summary
+    peers = [peer for peer in PEERS if peer in summary]
     header = ["variant", "samples", "geomean speedup"]
     for ref in refs:
         header += [f"samples with {ref}", f"geomean vs {ref}"]
-    header += ["samples with npp", "geomean speedup vs npp"] * has_npp
+    for peer in peers:
+        header += [f"samples with {peer}", f"geomean speedup vs {peer}"]
     body = []
     for variant, e in summary.items():
         cells = [variant, str(len(e["speedup"])),
                  f"{e['geomean_speedup']:.2f}x" if e["geomean_speedup"]
                  else "-"]
-        for key in [f"vs_{ref}" for ref in refs] + ["vs_npp"] * has_npp:
+        for key in [f"vs_{v}" for v in refs + peers]:
             mean = e[f"geomean_{key}"]
             cells += [str(len(e[key])), f"{mean:.2f}x" if mean else "-"]
         body.append(cells)
