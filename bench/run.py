@@ -80,7 +80,7 @@ NOT_RUN = ("REFUSED", "MISSING", "SKIPPED")
 
 # The Halide peers of the fuse samples (bench/halide/): built on a machine
 # with Halide (bench/halide/build.sh), carried to the GPU machine, run as
-# `<name>_run` with the sample's arguments.
+# `<name>` with the sample's arguments.
 HALIDE_DIR = ROOT / "build-bench" / "halide"
 
 # Element types: a sample lists them in a line "// bench-types: float double"
@@ -330,7 +330,7 @@ def plan(args, samples, verdicts):
         for variant, extra in original_runs(sample):
             row(config, variant, (config, BASELINE), extra)
         if sample.startswith("fuse/") and type_ == DEFAULT_TYPE:
-            peer = HALIDE_DIR / (sample.split("/")[1] + "_run")
+            peer = HALIDE_DIR / sample.split("/")[1]
             key = (config, HALIDE)
             builds[key] = {"prebuilt": peer}
             row(config, HALIDE, key,

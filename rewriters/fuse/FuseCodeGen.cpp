@@ -82,7 +82,7 @@ public:
       Kernels.push_back(S.Kernel->getNameAsString());
     std::string OnChip;
     for (const FuseBuffer &B : G.Written)
-      if (B.OnChip) {
+      if (B.OnChip && !B.Inlined) {
         TileShape S = tileOf(G, B, T);
         OnChip += llvm::formatv("{0}{1} {2} x {3}{4}",
                                 OnChip.empty() ? "" : ", ", B.Name, S.Width,
@@ -217,13 +217,20 @@ private:
     return Uses;
   }
 
-  /// Removes statement \p D, with its whole line when it is alone on it.
-  bool removeStatement(const DeclStmt *D, FileID File,
+  /// Removes statement \p D (with its semicolon), with its whole line or
+  /// lines when it is alone on them.
+  bool removeStatement(const Stmt *D, FileID File,
                        std::vector<TextEdit> &Edits) {
     unsigned B, E;
     if (!offsets(D->getSourceRange(), B, E))
       return false;
     llvm::StringRef Buffer = SM.getBufferData(File);
+    unsigned Semi = E;
+    while (Semi < Buffer.size() &&
+           (Buffer[Semi] == ' ' || Buffer[Semi] == '\t'))
+      ++Semi;
+    if (!isa<DeclStmt>(D) && Semi < Buffer.size() && Buffer[Semi] == ';')
+      E = Semi + 1;
     unsigned LineBegin = B;
     while (LineBegin > 0 &&
            (Buffer[LineBegin - 1] == ' ' || Buffer[LineBegin - 1] == '\t'))
@@ -274,6 +281,10 @@ private:
     return P->getNameAsString() + "_tile";
   }
 
+  std::string valueArg(const ParmVarDecl *P) {
+    return P->getNameAsString() + "_at";
+  }
+
   /// The point function of stage \p I, or "" (with Why).
   std::string pointFunction(unsigned I) {
     const FuseStage &S = G.Stages[I];
@@ -293,15 +304,29 @@ private:
     for (const ParmVarDecl *P : K->parameters())
       Params.push_back(sourceText(Ctx, P->getSourceRange()));
     std::set<const ParmVarDecl *> Tiles;
+    std::vector<std::string> Templates;
     for (const ParmVarDecl *P : K->parameters()) {
       const FuseBuffer *B = bufferOf(S, P);
       if (!B || !B->OnChip)
         continue;
       Tiles.insert(P);
+      if (B->Inlined && B->Producer == I)
+        continue; // Returned, not stored.
+      if (B->Inlined) {
+        // The producer's value at a point, computed where it is read.
+        Templates.push_back("typename " + P->getNameAsString() + "_At");
+        Params.push_back("const " + P->getNameAsString() + "_At &" +
+                         valueArg(P));
+        continue;
+      }
       Params.push_back(llvm::formatv("cuda_rewrite::fuse::Tile<{0}, {1}> {2}",
                                      B->ElementType, tileOf(G, *B, T).Width,
                                      tileArg(P)));
     }
+    if (S.Inlined)
+      for (const Stmt *St : cast<CompoundStmt>(K->getBody())->body())
+        if (isa<IfStmt>(St) && !removeStatement(St, File, Edits))
+          return ""; // Guards: consumers read only points it writes.
     if (!walk(S, K->getBody(), /*InExpr=*/false, Tiles, Reads, Edits))
       return "";
     for (const DeclStmt *D : CoordinateDecls)
@@ -332,11 +357,30 @@ private:
     if (Removed)
       Body = applied(File, BodyBegin, BodyEnd, Edits);
     unsigned Line = SM.getPresumedLineNumber(K->getLocation());
+    std::string Template =
+        Templates.empty() ? ""
+                          : "template <" + llvm::join(Templates, ", ") + ">\n";
+    if (S.Inlined)
+      return llvm::formatv(
+                 "// Stage '{0}' (line {1}), computed where it is read: a "
+                 "point-wise\n// stage, its guards dropped (its consumers read "
+                 "only points it writes).\n"
+                 "{5}__device__ __forceinline__ {6} {4}({2}) {3}\n",
+                 K->getNameAsString(), Line, llvm::join(Params, ", "), Body,
+                 pointName(I), Template, writtenBy(I).ElementType)
+          .str();
     return llvm::formatv("// Stage '{0}' (line {1}) at one point.\n"
-                         "__device__ __forceinline__ void {4}({2}) {3}\n",
+                         "{5}__device__ __forceinline__ void {4}({2}) {3}\n",
                          K->getNameAsString(), Line, llvm::join(Params, ", "),
-                         Body, pointName(I))
+                         Body, pointName(I), Template)
         .str();
+  }
+
+  const FuseBuffer &writtenBy(unsigned I) const {
+    for (const FuseBuffer &B : G.Written)
+      if (B.Producer == I)
+        return B;
+    llvm_unreachable("an inlined stage writes a buffer");
   }
 
   /// `<kernel>_point`, numbered when the kernel is two stages of the group.
@@ -345,7 +389,8 @@ private:
     unsigned Same = 0;
     for (const FuseStage &S : G.Stages)
       Same += S.Kernel == G.Stages[I].Kernel;
-    return Kernel + "_point" + (Same > 1 ? std::to_string(I) : "");
+    return Kernel + (G.Stages[I].Inlined ? "_at" : "_point") +
+           (Same > 1 ? std::to_string(I) : "");
   }
 
   /// Collects the edits of a stage's body: reads of on-chip buffers become
@@ -393,7 +438,7 @@ private:
           if (!offsets(ASE->getSourceRange(), Begin, End))
             return false;
           Reads.push_back({Begin, End,
-                           tileArg(P) + "(" +
+                           (B->Inlined ? valueArg(P) : tileArg(P)) + "(" +
                                coordinate(S, R->Coordinates[0], 0) + ", " +
                                coordinate(S, R->Coordinates[1], 1) + ")"});
         }
@@ -458,7 +503,9 @@ private:
                          S.Access.CoordinateVar[1]->getNameAsString();
     const FuseBuffer *Buf = bufferOf(S, P);
     std::string Text;
-    if (OnChip && Buf && Buf->Global)
+    if (S.Inlined)
+      Text = "return " + Value;
+    else if (OnChip && Buf && Buf->Global)
       Text = "cuda_rewrite::fuse::keepAndStore(" + tileArg(P) + "(" + Coords +
              "), " +
              (S.NeedsOwn ? "own ? &" + Global + " : nullptr" : "&" + Global) +
@@ -491,8 +538,9 @@ private:
     for (const std::string &A : S.ArgText)
       Args.push_back(param(A).Name);
     for (const ParmVarDecl *P : S.Kernel->parameters())
-      if (const FuseBuffer *B = bufferOf(S, P); B && B->OnChip)
-        Args.push_back(tileName(*B));
+      if (const FuseBuffer *B = bufferOf(S, P);
+          B && B->OnChip && !(B->Inlined && B->Producer == I))
+        Args.push_back(B->Inlined ? valueName(*B) : tileName(*B));
     bool Global = false;
     for (const FuseBuffer &B : G.Written)
       if (B.Producer == I)
@@ -524,10 +572,52 @@ private:
     return P.Name + "_tile";
   }
 
+  std::string valueName(const FuseBuffer &B) {
+    return param(B.Name).Name + "_at";
+  }
+
+  /// The arguments of stage \p I's point or value function at the kernel's
+  /// (x, y, z), up to its tiles.
+  std::vector<std::string> pointArgs(unsigned I) {
+    const FuseStage &S = G.Stages[I];
+    std::vector<std::string> Args;
+    for (unsigned D = 0; D != 3; ++D)
+      if (S.Access.CoordinateVar[D])
+        Args.push_back(AxisName[D]);
+    return Args;
+  }
+
+  /// `const auto Ixx_at = [&](int x, int y) { return productXX_at(..); };`
+  std::string valueLambda(unsigned I) {
+    const FuseStage &S = G.Stages[I];
+    std::vector<std::string> Args = pointArgs(I);
+    for (const std::string &A : S.ArgText)
+      Args.push_back(param(A).Name);
+    for (const ParmVarDecl *P : S.Kernel->parameters())
+      if (const FuseBuffer *B = bufferOf(S, P);
+          B && B->OnChip && B->Producer != I)
+        Args.push_back(tileName(*B));
+    std::vector<std::string> Readers;
+    for (unsigned C = I + 1; C != G.Stages.size(); ++C)
+      for (const ParmVarDecl *P : G.Stages[C].Kernel->parameters())
+        if (const FuseBuffer *B = bufferOf(G.Stages[C], P);
+            B && B->Producer == I &&
+            !llvm::is_contained(Readers, G.Stages[C].Kernel->getNameAsString()))
+          Readers.push_back(G.Stages[C].Kernel->getNameAsString());
+    return llvm::formatv("  // {0}, computed where {1} read{2} it.\n"
+                         "  const auto {3} = [&](int x, int y) {{\n"
+                         "    return {4}({5});\n  };\n",
+                         S.Kernel->getNameAsString(), llvm::join(Readers, ", "),
+                         Readers.size() == 1 ? "s" : "",
+                         valueName(writtenBy(I)), pointName(I),
+                         llvm::join(Args, ", "))
+        .str();
+  }
+
   std::string kernel() {
     std::string Tiles, Views;
     for (const FuseBuffer &B : G.Written) {
-      if (!B.OnChip)
+      if (!B.OnChip || B.Inlined)
         continue;
       TileShape S = tileOf(G, B, T);
       std::string N = param(B.Name).Name;
@@ -546,6 +636,10 @@ private:
     for (unsigned I = 0; I != G.Stages.size(); ++I) {
       if (!G.Stages[I].Needed)
         continue;
+      if (G.Stages[I].Inlined) {
+        Body += valueLambda(I);
+        continue;
+      }
       if (!First)
         Body += "  __syncwarp();\n";
       First = false;
@@ -641,7 +735,7 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
                             ASTContext &Ctx) {
   unsigned Bytes = 0;
   for (const FuseBuffer &B : G.Written)
-    if (B.OnChip) {
+    if (B.OnChip && !B.Inlined) {
       TileShape S = tileOf(G, B, T);
       unsigned Element = 4;
       if (const auto *P = G.Stages[B.Producer].Kernel)

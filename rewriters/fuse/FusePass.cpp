@@ -154,10 +154,16 @@ private:
     std::vector<std::string> Stages, OnChip;
     for (const FuseStage &S : G.Stages)
       Stages.push_back(S.Kernel->getNameAsString());
+    std::vector<std::string> Inlined;
     for (const FuseBuffer &B : G.Written)
-      if (B.OnChip)
+      if (B.Inlined)
+        Inlined.push_back("'" + B.Name + "'");
+      else if (B.OnChip)
         OnChip.push_back("'" + B.Name + "'" +
                          (B.Global ? " (also stored)" : ""));
+    if (!Inlined.empty())
+      OnChip.push_back("inlined where read: " + llvm::join(Inlined, ", "));
+
     Context.Remark.applied(
         First, PassId::Fuse,
         llvm::formatv("{0} stages ({1}) run as {2}::kernel: warp tile {3} x "

@@ -7,6 +7,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -534,6 +535,7 @@ private:
                      S.RegionHi[0] > 0 || S.RegionHi[1] > 0;
       }
     }
+    inlinePointwise(Stages, G);
     // Write after read of a global buffer within the group: another warp
     // may still read what a stage overwrites.
     for (const StageGraph::Edge &E : Graph.Edges)
@@ -543,17 +545,26 @@ private:
               "' is overwritten after a stage of the group uses it";
         return std::nullopt;
       }
-    // What the launcher checks.
-    std::set<std::string> Checks;
+    // What the launcher checks: per axis and argument, the largest bound.
+    std::map<std::pair<unsigned, std::string>, int64_t> Largest;
     for (const FuseStage &S : Stages)
       for (unsigned D : {0u, 1u})
         for (const HostBound &B : S.Domain[D].Upper)
-          if (!llvm::StringRef(B.Arg).starts_with("@"))
-            Checks.insert(std::string("extent.") + AxisName[D] + " >= " +
-                          (B.Arg.empty()     ? std::to_string(B.Constant)
-                           : B.Constant == 0 ? "(" + B.Arg + ")"
-                                             : "(" + B.Arg + ") + " +
-                                                   std::to_string(B.Constant)));
+          if (!llvm::StringRef(B.Arg).starts_with("@")) {
+            auto [It, New] = Largest.try_emplace({D, B.Arg}, B.Constant);
+            if (!New)
+              It->second = std::max(It->second, B.Constant);
+          }
+    std::set<std::string> Checks;
+    for (const auto &[Key, C] : Largest) {
+      const std::string &Arg = Key.second;
+      std::string Bound = Arg.empty() ? std::to_string(C)
+                          : C == 0    ? "(" + Arg + ")"
+                                   : "(" + Arg + ")" + (C > 0 ? " + " : " - ") +
+                                         std::to_string(C > 0 ? C : -C);
+      Checks.insert(std::string("extent.") + AxisName[Key.first] +
+                    " >= " + Bound);
+    }
     G.ExtentChecks.assign(Checks.begin(), Checks.end());
     std::set<std::string> Global, Other;
     for (const StageGraph::Buffer &B : Graph.Buffers) {
@@ -574,6 +585,67 @@ private:
     G.OtherBuffers.assign(Other.begin(), Other.end());
     G.Stages = std::move(Stages);
     return G;
+  }
+
+  /// Marks the stages computed where they are read (FuseStage::Inlined).
+  void inlinePointwise(std::vector<FuseStage> &Stages, FuseGroup &G) {
+    for (unsigned I = 0; I != Stages.size(); ++I) {
+      FuseStage &S = Stages[I];
+      std::vector<FuseBuffer *> Out;
+      for (FuseBuffer &B : G.Written)
+        if (B.Producer == I)
+          Out.push_back(&B);
+      if (Out.size() != 1 || !Out.front()->OnChip || Out.front()->Global ||
+          !S.Needed || !pointwise(S) || !guardsDeclarationsAndAStore(S))
+        continue;
+      // An inlined stage reads tiles, not other inlined stages.
+      bool ReadsInlined = false;
+      for (const FuseBuffer &B : G.Written)
+        if (B.Inlined && !paramsFor(S, B.Decl).empty())
+          ReadsInlined = true;
+      if (ReadsInlined)
+        continue;
+      S.Inlined = true;
+      Out.front()->Inlined = true;
+    }
+  }
+
+  /// Every read of the stage is at its own point.
+  static bool pointwise(const FuseStage &S) {
+    for (const StageRead &R : S.Access.Reads)
+      for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
+        const CoordinateRead &C = R.Coordinates[D];
+        if (C.Scale != 1 || C.Divisor != 1 || C.Axis != D || C.Clamped ||
+            C.Offset + C.Add != 0)
+          return false;
+      }
+    return S.Access.Stores.size() == 1;
+  }
+
+  /// The body is `if (..) return;` guards and declarations, then the one
+  /// store, `buf[..] = value;`, last.
+  static bool guardsDeclarationsAndAStore(const FuseStage &S) {
+    const auto *Body = cast<CompoundStmt>(S.Kernel->getBody());
+    if (Body->body_empty())
+      return false;
+    for (const Stmt *St : Body->body()) {
+      if (St == Body->body_back()) {
+        const auto *BO = dyn_cast<BinaryOperator>(St);
+        return BO && BO->getOpcode() == BO_Assign &&
+               isa<ArraySubscriptExpr>(BO->getLHS()->IgnoreParenImpCasts());
+      }
+      if (isa<DeclStmt>(St))
+        continue;
+      const auto *If = dyn_cast<IfStmt>(St);
+      if (!If || If->getElse())
+        return false;
+      const Stmt *Then = If->getThen();
+      if (const auto *C = dyn_cast<CompoundStmt>(Then); C && C->size() == 1)
+        Then = C->body_front();
+      if (!isa<ReturnStmt>(Then))
+        return false;
+    }
+    return false;
   }
 
   /// The host text a stage passes \p Buffer as.

@@ -63,6 +63,12 @@ struct FuseStage {
   int64_t RegionLo[2] = {0, 0}, RegionHi[2] = {0, 0};
   bool Needed = false;   ///< Some point of it is used (else skipped).
   bool NeedsOwn = false; ///< Writes global memory and computes past its tile.
+  /// Computed where its consumers read it instead of into a tile: a
+  /// pointwise stage (every read at its own point) whose body is guards,
+  /// declarations and one store, and whose buffer stays on chip. As
+  /// PolyMage inlines point-wise functions: no tile, no loop, no
+  /// __syncwarp, for a little recomputation.
+  bool Inlined = false;
 };
 
 /// A buffer written by a group's stage.
@@ -72,6 +78,7 @@ struct FuseBuffer {
   unsigned Producer = 0; ///< Stage index in the group.
   bool OnChip = false;   ///< Read by later stages of the group.
   bool Global = false;   ///< Stored to global memory (read after the group).
+  bool Inlined = false;  ///< Its producer is inlined: it has no tile.
   std::string ElementType;
 };
 

@@ -50,7 +50,7 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
   cudaMalloc(&d, sizeof(float) * W * H);
 #pragma cuda_rewrite fuse
   {
-    // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (scale, rightInside) run as fused_scale_to_rightInside::kernel: {{.*}} on chip: 'a'; {{.*}} [fuse]
+    // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (scale, rightInside) run as fused_scale_to_rightInside::kernel: {{.*}} on chip: inlined where read: 'a'; {{.*}} [fuse]
     scale<<<grid, block>>>(in, a, W, H);
     rightInside<<<grid, block>>>(a, b, W, H);
     // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'gather' stays a launch of its own: the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides [fuse]
@@ -69,7 +69,20 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
   cudaFree(d);
 }
 
-// CHECK: namespace fused_scale_to_rightInside {
+// 'scale' is point-wise and read only by the group: computed where it is
+// read, without its guard, and without a tile.
+// CHECK:      namespace fused_scale_to_rightInside {
+// CHECK:      __device__ __forceinline__ float scale_at(int x, int y, const float *in,
+// CHECK-NEXT:                                           float *out, int W, int H) {
+// CHECK-NEXT:   return 2.f * in[y * W + x];
+// CHECK-NEXT: }
+// CHECK:      template <typename in_At>
+// CHECK:        out[y * W + x] = in_at(x + 1, y);
+// CHECK-NOT:  __shared__
+// CHECK:        const auto a_at = [&](int x, int y) { return scale_at(x, y, in, a, W, H); };
+// CHECK-NEXT:   // rightInside over the warp's tile.
+// CHECK:            rightInside_point(x, y, a, b, W, H, a_at);
+// CHECK:        if (!(extentX >= W && extentY >= H))
 // CHECK: namespace fused_right_to_rightInside {
 // 'right' is computed one column past the tile for its consumer, and
 // stores 'kept' only on its own tile.
