@@ -34,6 +34,7 @@ struct Term {
   int64_t Divisor = 1;
   const Expr *Lo = nullptr, *Hi = nullptr;
   const Expr *Callee = nullptr;
+  const CallExpr *Call = nullptr;
 };
 
 /// Whether \p F is `v < lo ? lo : v > hi ? hi : v` on its three parameters.
@@ -350,7 +351,7 @@ private:
         return *L * *R;
       case BO_Div:
         if (std::optional<int64_t> D = R->getConstant(); D && *D > 0)
-          return term({false, *L, *D, nullptr, nullptr, nullptr});
+          return term({false, *L, *D, nullptr, nullptr, nullptr, nullptr});
         return std::nullopt;
       default:
         return std::nullopt;
@@ -368,7 +369,7 @@ private:
       if (isClampFunction(Call->getDirectCallee()))
         if (std::optional<AffineExpr> V = eval(Call->getArg(0)))
           return term({true, *V, 1, Call->getArg(1), Call->getArg(2),
-                       Call->getCallee()});
+                       Call->getCallee(), Call});
     return std::nullopt;
   }
 
@@ -587,6 +588,7 @@ private:
     Inner->Lo = text(T->second.Lo);
     Inner->Hi = text(T->second.Hi);
     Inner->ClampFunction = text(T->second.Callee);
+    Inner->ClampCall = T->second.Call;
     if (std::optional<AffineExpr> Lo = eval(T->second.Lo))
       Inner->LoValue = paramPlusConstant(*Lo);
     if (std::optional<AffineExpr> Hi = eval(T->second.Hi))

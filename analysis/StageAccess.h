@@ -25,6 +25,7 @@
 #define CUDA_REWRITE_ANALYSIS_STAGEACCESS_H
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,7 @@ struct CoordinateRead {
   /// the constant alone), where they have that form.
   std::optional<ParamPlusConstant> LoValue, HiValue;
   std::string ClampFunction; ///< The clamp's callee as written.
+  const clang::CallExpr *ClampCall = nullptr; ///< The clamp itself.
 };
 
 struct StageRead {

@@ -13,6 +13,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 
@@ -66,6 +67,7 @@ public:
   FuseCode run(const std::string &Where) {
     FuseCode Code;
     collectParams();
+    findUnclamped();
     std::string Stages;
     for (unsigned I = 0; I != G.Stages.size(); ++I) {
       if (!G.Stages[I].Needed)
@@ -272,8 +274,13 @@ private:
                          unsigned D) {
     std::string V =
         plus(S.Access.CoordinateVar[D]->getNameAsString(), C.Offset + C.Add);
-    if (C.Clamped)
-      V = C.ClampFunction + "(" + V + ", " + C.Lo + ", " + C.Hi + ")";
+    if (C.Clamped) {
+      std::string Clamp =
+          C.ClampFunction + "(" + V + ", " + C.Lo + ", " + C.Hi + ")";
+      V = Unclamped.count(C.ClampCall)
+              ? "(Interior ? " + V + " : " + Clamp + ")"
+              : Clamp;
+    }
     return V;
   }
 
@@ -305,6 +312,8 @@ private:
       Params.push_back(sourceText(Ctx, P->getSourceRange()));
     std::set<const ParmVarDecl *> Tiles;
     std::vector<std::string> Templates;
+    if (!S.Inlined)
+      Templates.push_back("bool Interior");
     for (const ParmVarDecl *P : K->parameters()) {
       const FuseBuffer *B = bufferOf(S, P);
       if (!B || !B->OnChip)
@@ -323,10 +332,28 @@ private:
                                      B->ElementType, tileOf(G, *B, T).Width,
                                      tileArg(P)));
     }
-    if (S.Inlined)
-      for (const Stmt *St : cast<CompoundStmt>(K->getBody())->body())
-        if (isa<IfStmt>(St) && !removeStatement(St, File, Edits))
-          return ""; // Guards: consumers read only points it writes.
+    for (const Stmt *St : cast<CompoundStmt>(K->getBody())->body()) {
+      const auto *If = dyn_cast<IfStmt>(St);
+      if (!If)
+        continue;
+      if (S.Inlined) {
+        // Guards: consumers read only points it writes.
+        if (!removeStatement(St, File, Edits))
+          return "";
+        continue;
+      }
+      // In an interior warp every point passes the guards.
+      unsigned B, E;
+      if (!offsets(If->getCond()->getSourceRange(), B, E))
+        return "";
+      const Stmt *Then = If->getThen();
+      if (const auto *C = dyn_cast<CompoundStmt>(Then); C && C->size() == 1)
+        Then = C->body_front();
+      std::string Cond = SM.getBufferData(File).slice(B, E).str();
+      Edits.push_back({B, E,
+                       isa<ReturnStmt>(Then) ? "!Interior && (" + Cond + ")"
+                                             : "Interior || (" + Cond + ")"});
+    }
     if (!walk(S, K->getBody(), /*InExpr=*/false, Tiles, Reads, Edits))
       return "";
     for (const DeclStmt *D : CoordinateDecls)
@@ -424,6 +451,18 @@ private:
         if (const ParmVarDecl *P = param(ASE))
           if (!store(S, BO, ASE, P, InExpr, Tiles, Reads, Edits))
             return false;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(St);
+        Call && Unclamped.count(Call)) {
+      unsigned Begin, End, ArgBegin, ArgEnd;
+      if (!offsets(Call->getSourceRange(), Begin, End) ||
+          !offsets(Call->getArg(0)->getSourceRange(), ArgBegin, ArgEnd))
+        return false;
+      llvm::StringRef Text = SM.getBufferData(
+          SM.getFileID(SM.getExpansionLoc(Call->getBeginLoc())));
+      Reads.push_back({Begin, End,
+                       "(Interior ? " + Text.slice(ArgBegin, ArgEnd).str() +
+                           " : " + Text.slice(Begin, End).str() + ")"});
     }
     if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(St))
       if (const ParmVarDecl *P = param(ASE); P && Tiles.count(P)) {
@@ -558,8 +597,10 @@ private:
                "  // {0} {1}.\n"
                "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
                "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
-               "    if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
-               "      {7}({6});\n"
+               "    if (interior)\n"
+               "      {7}<true>({6});\n"
+               "    else if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
+               "      {7}<false>({6});\n"
                "  }\n",
                S.Kernel->getNameAsString(), What, W, H,
                plus("x0", S.RegionLo[0]), plus("y0", S.RegionLo[1]),
@@ -574,6 +615,95 @@ private:
 
   std::string valueName(const FuseBuffer &B) {
     return param(B.Name).Name + "_at";
+  }
+
+  /// `const bool interior = ..;`: whether every point of every stage's
+  /// region in this warp lies inside the launch and the stage's guards,
+  /// and every clamp the point functions skip when it holds leaves its
+  /// coordinate as it is. Interior warps, the most, then run the point
+  /// functions without guards, bounds checks or those clamps (Halide
+  /// partitions its loops likewise).
+  std::string interiorFlag() {
+    // `origin + offset op limit`, keeping per (origin, op, limit) only the
+    // offset that implies the others.
+    std::vector<std::tuple<std::string, std::string, std::string>> Keys;
+    std::map<std::tuple<std::string, std::string, std::string>, int64_t> Offset;
+    auto Add = [&](const std::string &Origin, int64_t K, const std::string &Op,
+                   const std::string &Limit) {
+      auto Key = std::make_tuple(Origin, Op, Limit);
+      auto [It, New] = Offset.try_emplace(Key, K);
+      if (New)
+        Keys.push_back(Key);
+      else
+        It->second =
+            Op == ">=" ? std::min(It->second, K) : std::max(It->second, K);
+    };
+    auto Bound = [&](const FuseStage &S,
+                     const std::optional<ParamPlusConstant> &V)
+        -> std::optional<std::string> {
+      if (!V)
+        return std::nullopt;
+      if (!V->Param)
+        return std::to_string(V->Constant);
+      unsigned I = V->Param->getFunctionScopeIndex();
+      if (I >= S.ArgText.size())
+        return std::nullopt;
+      return plus(param(S.ArgText[I]).Name, V->Constant);
+    };
+    for (const FuseStage &S : G.Stages) {
+      if (!S.Needed || S.Inlined)
+        continue;
+      for (unsigned D : {0u, 1u}) {
+        std::string Origin = D ? "y0" : "x0";
+        int64_t Extent = D ? int64_t(T.Rows) : int64_t(T.width());
+        int64_t First = S.RegionLo[D], Last = Extent - 1 + S.RegionHi[D];
+        Add(Origin, First, ">=", "0");
+        Add(Origin, Last, "<", D ? "extentY" : "extentX");
+        for (const StageBound &B : S.Access.Bounds) {
+          if (B.Axis != D)
+            continue;
+          std::optional<std::string> L = Bound(S, B.LimitValue);
+          if (!L)
+            return "  const bool interior = false;\n";
+          std::string Limit = plus(*L, B.Add);
+          if (B.Upper)
+            Add(Origin, Last, "<", Limit);
+          else
+            Add(Origin, First, ">=", Limit);
+        }
+        for (const StageRead &R : S.Access.Reads)
+          for (const CoordinateRead &C : R.Coordinates)
+            if (C.Axis == D && Unclamped.count(C.ClampCall)) {
+              int64_t K = C.Offset + C.Add;
+              Add(Origin, First + K, ">=", *Bound(S, C.LoValue));
+              Add(Origin, Last + K, "<=", *Bound(S, C.HiValue));
+            }
+      }
+    }
+    std::vector<std::string> Conditions;
+    for (const auto &Key : Keys)
+      Conditions.push_back(plus(std::get<0>(Key), Offset[Key]) + " " +
+                           std::get<1>(Key) + " " + std::get<2>(Key));
+    return "  // Every region of this warp inside the image, its guards and "
+           "its clamps.\n  const bool interior = " +
+           llvm::join(Conditions, " && ") + ";\n";
+  }
+
+  /// The clamps an interior warp skips: those of reads at the point's own
+  /// coordinate plus a constant, whose bounds are parameters plus
+  /// constants.
+  void findUnclamped() {
+    for (const FuseStage &S : G.Stages)
+      for (const StageRead &R : S.Access.Reads)
+        for (const CoordinateRead &C : R.Coordinates) {
+          auto Mappable = [&](const std::optional<ParamPlusConstant> &V) {
+            return V && (!V->Param ||
+                         V->Param->getFunctionScopeIndex() < S.ArgText.size());
+          };
+          if (C.Clamped && C.ClampCall && C.Scale == 1 && C.Divisor == 1 &&
+              C.Axis < 2 && Mappable(C.LoValue) && Mappable(C.HiValue))
+            Unclamped.insert(C.ClampCall);
+        }
   }
 
   /// The arguments of stage \p I's point or value function at the kernel's
@@ -654,9 +784,9 @@ private:
                "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n"
                "  const int x0 = blockIdx.x * kTileW;\n"
                "  const int y0 = (blockIdx.y * kWarps + warp) * kTileH;\n"
-               "{6}{7}\n{8}}\n",
+               "{6}{7}{9}\n{8}}\n",
                32 * T.Warps, declaredParams(), T.width(), T.Rows, T.Warps,
-               Tiles, Z, Views, Body)
+               Tiles, Z, Views, Body, interiorFlag())
         .str();
   }
 
@@ -726,6 +856,7 @@ private:
   std::vector<HostParam> Params;
   std::map<std::string, unsigned> Param;
   std::vector<const DeclStmt *> CoordinateDecls, LocalDecls;
+  std::set<const CallExpr *> Unclamped;
   std::string Why;
 };
 

@@ -73,11 +73,12 @@ void run(const float *in, float *out, float *first, int W, int H, int C) {
 
 // CHECK:      blurYClamped_point(int x, int y, int c, const float *in, float *out, int W,
 // CHECK-NEXT:                    int H, cuda_rewrite::fuse::Tile<float, 32> out_tile) {
-// CHECK:        out_tile(x, y) = in[(c * H + clampTo(y + 2, 0, H - 1)) * W + x];
+// CHECK:        out_tile(x, y) =
+// CHECK-NEXT:       in[(c * H + (Interior ? y + 2 : clampTo(y + 2, 0, H - 1))) * W + x];
 // CHECK:      sharpen_point(int x, int y, int c, const float *in, const float *blurred,
 // CHECK:        out[i] = (1.f + weight) * in[i] - weight * blurred_tile(x, y);
 // CHECK:        const int z = blockIdx.z;
-// CHECK:          blurYClamped_point(x, y, z, in, blurred, W, H, blurred_tile);
+// CHECK:          blurYClamped_point<true>(x, y, z, in, blurred, W, H, blurred_tile);
 // CHECK:        const long long extentZ = grid.z;
 
 // BAD: channels.cu:[[#]]:5: remark: not rewritten: tile(16, 4) is not tile(x, y) with x (points per lane along x) in 1..8 and y (rows per warp) in 1..64 [fuse]

@@ -34,17 +34,20 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // CHECK-NEXT: // overlapped.cu:[[#]]: one kernel, in which each warp computes a 32 x 16 tile of
 // CHECK:      // On chip, in shared memory per warp: tmp 32 x 18.
 // CHECK-NEXT: namespace fused_blurX_to_blurY {
-// The prologue is gone: the coordinates are parameters.
-// CHECK:      __device__ __forceinline__ void
+// The prologue is gone: the coordinates are parameters. An interior warp
+// (Interior) skips the guards and the clamps it has proved idle.
+// CHECK:      template <bool Interior>
+// CHECK-NEXT: __device__ __forceinline__ void
 // CHECK-NEXT: blurX_point(int x, int y, const float *in, float *out, int W, int H,
 // CHECK-NEXT:             cuda_rewrite::fuse::Tile<float, 32> out_tile) {
-// CHECK-NEXT:   if (x >= W || y >= H)
+// CHECK-NEXT:   if (!Interior && (x >= W || y >= H))
 // CHECK-NEXT:     return;
-// CHECK-NEXT:   out_tile(x, y) = (in[y * W + clampTo(x - 1, 0, W - 1)] + in[y * W + x] +
+// CHECK-NEXT:   out_tile(x, y) = (in[y * W + (Interior ? x - 1 : clampTo(x - 1, 0, W - 1))] +
 // CHECK:      blurY_point(int x, int y, const float *in, float *out, int W, int H,
 // CHECK-NEXT:             cuda_rewrite::fuse::Tile<float, 32> in_tile) {
-// CHECK:        out[y * W + x] = (in_tile(x, clampTo(y - 1, 0, H - 1)) + in_tile(x, y) +
-// CHECK-NEXT:                     in_tile(x, clampTo(y + 1, 0, H - 1))) /
+// CHECK:        out[y * W + x] = (in_tile(x, (Interior ? y - 1 : clampTo(y - 1, 0, H - 1))) +
+// CHECK-NEXT:                     in_tile(x, y) +
+// CHECK-NEXT:                     in_tile(x, (Interior ? y + 1 : clampTo(y + 1, 0, H - 1)))) /
 // CHECK:      __global__ void __launch_bounds__(128)
 // CHECK-NEXT:     kernel(const float *in, float *tmp, int W, int H, float *out, int extentX,
 // CHECK-NEXT:            int extentY) {
@@ -52,15 +55,23 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // CHECK-NEXT:   __shared__ float tmp_tiles[kWarps][18 * 32];
 // CHECK:        const cuda_rewrite::fuse::Tile<float, 32> tmp_tile{tmp_tiles[warp], x0,
 // CHECK-NEXT:                                                      y0 - 1};
+// The first stage's region reaches a row beyond the tile either side, and
+// its clamps a column beyond it: interior warps keep all of that inside.
+// CHECK-NEXT:   // Every region of this warp inside the image, its guards and its clamps.
+// CHECK-NEXT:   const bool interior = x0 - 1 >= 0 && x0 + 31 < extentX && x0 + 31 < W &&
+// CHECK-NEXT:                         x0 + 32 <= W - 1 && y0 - 1 >= 0 && y0 + 16 < extentY &&
+// CHECK-NEXT:                         y0 + 16 < H && y0 + 16 <= H - 1;
 // CHECK:        // blurX over columns x0 + [0, 32), rows y0 + [-1, 17).
 // CHECK-NEXT:   for (int i = lane; i < 32 * 18; i += 32) {
 // CHECK-NEXT:     const int x = x0 + i % 32, y = y0 - 1 + i / 32;
-// CHECK-NEXT:     if (x >= 0 && y >= 0 && x < extentX && y < extentY)
-// CHECK-NEXT:       blurX_point(x, y, in, tmp, W, H, tmp_tile);
+// CHECK-NEXT:     if (interior)
+// CHECK-NEXT:       blurX_point<true>(x, y, in, tmp, W, H, tmp_tile);
+// CHECK-NEXT:     else if (x >= 0 && y >= 0 && x < extentX && y < extentY)
+// CHECK-NEXT:       blurX_point<false>(x, y, in, tmp, W, H, tmp_tile);
 // CHECK-NEXT:   }
 // CHECK-NEXT:   __syncwarp();
 // CHECK-NEXT:   // blurY over the warp's tile.
-// CHECK:            blurY_point(x, y, tmp, out, W, H, tmp_tile);
+// CHECK:            blurY_point<false>(x, y, tmp, out, W, H, tmp_tile);
 // The launcher: the guards must lie inside the launch, and the output may
 // not share an allocation with the input; tmp is allocated here.
 // CHECK:      static bool launch(dim3 grid, dim3 block, cudaStream_t stream, const float *in,

@@ -76,12 +76,12 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
 // CHECK-NEXT:                                           float *out, int W, int H) {
 // CHECK-NEXT:   return 2.f * in[y * W + x];
 // CHECK-NEXT: }
-// CHECK:      template <typename in_At>
+// CHECK:      template <bool Interior, typename in_At>
 // CHECK:        out[y * W + x] = in_at(x + 1, y);
 // CHECK-NOT:  __shared__
 // CHECK:        const auto a_at = [&](int x, int y) { return scale_at(x, y, in, a, W, H); };
 // CHECK-NEXT:   // rightInside over the warp's tile.
-// CHECK:            rightInside_point(x, y, a, b, W, H, a_at);
+// CHECK:            rightInside_point<true>(x, y, a, b, W, H, a_at);
 // CHECK:        if (!(extentX >= W && extentY >= H))
 // CHECK: namespace fused_right_to_rightInside {
 // 'right' is computed one column past the tile for its consumer, and
@@ -91,9 +91,9 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
 // CHECK:        cuda_rewrite::fuse::keepAndStore(
 // CHECK-NEXT:       out_tile(x, y), own ? &out[y * W + x] : nullptr, in[y * W + x + 1]);
 // CHECK:        // right over columns x0 + [0, 33), rows y0 + [0, 16).
-// CHECK:        right_point(x, y,
-// CHECK-NEXT:                   x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH, d,
-// CHECK-NEXT:                   kept, W, H, kept_tile);
+// CHECK:          right_point<false>(
+// CHECK-NEXT:           x, y, x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH, d,
+// CHECK-NEXT:           kept, W, H, kept_tile);
 // 'kept' and 'out' are parameters: they must not share an allocation ('d'
 // was allocated here, so it shares none).
 // CHECK:        if (!cuda_rewrite::fuse::separateAllocations({kept, out}, {}))
