@@ -201,6 +201,33 @@ private:
     return true;
   }
 
+  /// Whether evaluating \p E does nothing but compute its value: no
+  /// assignments, increments or volatile reads, and calls only of functions
+  /// whose body is one `return` of such an expression (image::clamp).
+  bool pure(const Stmt *E) const {
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      const FunctionDecl *Def = F ? F->getDefinition() : nullptr;
+      const auto *Body = Def ? dyn_cast<CompoundStmt>(Def->getBody()) : nullptr;
+      const auto *Ret = Body && Body->size() == 1
+                            ? dyn_cast<ReturnStmt>(Body->body_front())
+                            : nullptr;
+      if (!Ret || !Ret->getRetValue() || !pure(Ret->getRetValue()))
+        return false;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      if (BO->isAssignmentOp())
+        return false;
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->isIncrementDecrementOp())
+        return false;
+    } else if (const auto *Ex = dyn_cast<Expr>(E)) {
+      if (Ex->getType().isVolatileQualified())
+        return false;
+    }
+    return llvm::all_of(E->children(),
+                        [&](const Stmt *C) { return !C || pure(C); });
+  }
+
   unsigned offsetOf(SourceLocation Loc) const {
     return SM.getFileOffset(SM.getExpansionLoc(Loc));
   }
@@ -277,7 +304,8 @@ private:
     if (C.Clamped) {
       std::string Clamp =
           C.ClampFunction + "(" + V + ", " + C.Lo + ", " + C.Hi + ")";
-      V = Unclamped.count(C.ClampCall)
+      // Inlined stages have no Interior form: they keep their clamps.
+      V = Unclamped.count(C.ClampCall) && !S.Inlined
               ? "(Interior ? " + V + " : " + Clamp + ")"
               : Clamp;
     }
@@ -370,7 +398,7 @@ private:
     bool Removed = false;
     for (const DeclStmt *D : LocalDecls) {
       const auto *V = cast<VarDecl>(D->getSingleDecl());
-      if (V->getInit() && V->getInit()->HasSideEffects(Ctx))
+      if (V->getInit() && !pure(V->getInit()))
         continue;
       std::string Decl = applied(File, offsetOf(D->getBeginLoc()),
                                  offsetOf(D->getEndLoc()) + 1, Edits);
@@ -453,7 +481,7 @@ private:
             return false;
     }
     if (const auto *Call = dyn_cast<CallExpr>(St);
-        Call && Unclamped.count(Call)) {
+        Call && Unclamped.count(Call) && !S.Inlined) {
       unsigned Begin, End, ArgBegin, ArgEnd;
       if (!offsets(Call->getSourceRange(), Begin, End) ||
           !offsets(Call->getArg(0)->getSourceRange(), ArgBegin, ArgEnd))
@@ -726,7 +754,7 @@ private:
     for (const ParmVarDecl *P : S.Kernel->parameters())
       if (const FuseBuffer *B = bufferOf(S, P);
           B && B->OnChip && B->Producer != I)
-        Args.push_back(tileName(*B));
+        Args.push_back(B->Inlined ? valueName(*B) : tileName(*B));
     std::vector<std::string> Readers;
     for (unsigned C = I + 1; C != G.Stages.size(); ++C)
       for (const ParmVarDecl *P : G.Stages[C].Kernel->parameters())

@@ -587,39 +587,83 @@ private:
     return G;
   }
 
-  /// Marks the stages computed where they are read (FuseStage::Inlined).
+  /// Marks the stages computed where they are read (FuseStage::Inlined), as
+  /// Halide's manual schedules and PolyMage inline: a stage whose value only
+  /// the group reads, whose body is guards, declarations and one store, and
+  /// which either is read only at its consumers' own points by consumers
+  /// that are themselves computed once per point (no recomputation beyond
+  /// one per reading stage: Harris's sums, determinant and trace), or is
+  /// point-wise and reads no inlined stage (cheap to recompute: Harris's
+  /// products, read at nine offsets).
   void inlinePointwise(std::vector<FuseStage> &Stages, FuseGroup &G) {
-    for (unsigned I = 0; I != Stages.size(); ++I) {
-      FuseStage &S = Stages[I];
-      std::vector<FuseBuffer *> Out;
+    auto OnlyOutput = [&](unsigned I) -> FuseBuffer * {
+      FuseBuffer *Only = nullptr;
       for (FuseBuffer &B : G.Written)
-        if (B.Producer == I)
-          Out.push_back(&B);
-      if (Out.size() != 1 || !Out.front()->OnChip || Out.front()->Global ||
-          !S.Needed || !pointwise(S) || !guardsDeclarationsAndAStore(S))
+        if (B.Producer == I) {
+          if (Only)
+            return nullptr;
+          Only = &B;
+        }
+      return Only && Only->OnChip && !Only->Global ? Only : nullptr;
+    };
+    auto Candidate = [&](unsigned I) {
+      return Stages[I].Needed && OnlyOutput(I) &&
+             guardsDeclarationsAndAStore(Stages[I]);
+    };
+    // Point-wise stages that read no inlined stage, first.
+    for (unsigned I = 0; I != Stages.size(); ++I) {
+      if (!Candidate(I) || !pointwise(Stages[I]))
         continue;
-      // An inlined stage reads tiles, not other inlined stages.
       bool ReadsInlined = false;
       for (const FuseBuffer &B : G.Written)
-        if (B.Inlined && !paramsFor(S, B.Decl).empty())
+        if (B.Inlined && !paramsFor(Stages[I], B.Decl).empty())
           ReadsInlined = true;
       if (ReadsInlined)
         continue;
-      S.Inlined = true;
-      Out.front()->Inlined = true;
+      Stages[I].Inlined = true;
+      OnlyOutput(I)->Inlined = true;
     }
+    // Then stages read once per point of readers that are computed once
+    // per point themselves, from the last stage back.
+    std::vector<bool> OncePerPoint(Stages.size(), false);
+    for (unsigned I = Stages.size(); I-- != 0;) {
+      if (!Candidate(I))
+        continue;
+      bool Once = true;
+      for (unsigned C = I + 1; C != Stages.size() && Once; ++C) {
+        std::vector<const ParmVarDecl *> In =
+            paramsFor(Stages[C], OnlyOutput(I)->Decl);
+        if (In.empty())
+          continue;
+        for (const StageRead &R : Stages[C].Access.Reads)
+          if (llvm::is_contained(In, R.Buffer) && !atOwnPoint(R))
+            Once = false;
+        if (Stages[C].Inlined && !OncePerPoint[C])
+          Once = false;
+      }
+      OncePerPoint[I] = Once;
+      if (Once) {
+        Stages[I].Inlined = true;
+        OnlyOutput(I)->Inlined = true;
+      }
+    }
+  }
+
+  /// The read is at the reading point itself.
+  static bool atOwnPoint(const StageRead &R) {
+    for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
+      const CoordinateRead &C = R.Coordinates[D];
+      if (C.Scale != 1 || C.Divisor != 1 || C.Axis != D || C.Clamped ||
+          C.Offset + C.Add != 0)
+        return false;
+    }
+    return true;
   }
 
   /// Every read of the stage is at its own point.
   static bool pointwise(const FuseStage &S) {
-    for (const StageRead &R : S.Access.Reads)
-      for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
-        const CoordinateRead &C = R.Coordinates[D];
-        if (C.Scale != 1 || C.Divisor != 1 || C.Axis != D || C.Clamped ||
-            C.Offset + C.Add != 0)
-          return false;
-      }
-    return S.Access.Stores.size() == 1;
+    return llvm::all_of(S.Access.Reads, atOwnPoint) &&
+           S.Access.Stores.size() == 1;
   }
 
   /// The body is `if (..) return;` guards and declarations, then the one

@@ -63,11 +63,9 @@ struct FuseStage {
   int64_t RegionLo[2] = {0, 0}, RegionHi[2] = {0, 0};
   bool Needed = false;   ///< Some point of it is used (else skipped).
   bool NeedsOwn = false; ///< Writes global memory and computes past its tile.
-  /// Computed where its consumers read it instead of into a tile: a
-  /// pointwise stage (every read at its own point) whose body is guards,
-  /// declarations and one store, and whose buffer stays on chip. As
-  /// PolyMage inlines point-wise functions: no tile, no loop, no
-  /// __syncwarp, for a little recomputation.
+  /// Computed where its consumers read it instead of into a tile (no tile,
+  /// loop or __syncwarp, for some recomputation): see inlinePointwise() in
+  /// FusePlan.cpp for which stages.
   bool Inlined = false;
 };
 

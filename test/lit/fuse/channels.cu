@@ -37,7 +37,8 @@ __global__ void sharpen(const float *in, const float *blurred, float *out,
   if (x >= W || y >= H)
     return;
   const int i = (c * H + y) * W + x;
-  out[i] = (1.f + weight) * in[i] - weight * blurred[i];
+  const int above = (c * H + clampTo(y - 1, 0, H - 1)) * W + x;
+  out[i] = (1.f + weight) * in[i] - weight * (blurred[i] + blurred[above]);
 }
 
 // Reads the first channel of its input, whatever its own.
@@ -76,7 +77,13 @@ void run(const float *in, float *out, float *first, int W, int H, int C) {
 // CHECK:        out_tile(x, y) =
 // CHECK-NEXT:       in[(c * H + (Interior ? y + 2 : clampTo(y + 2, 0, H - 1))) * W + x];
 // CHECK:      sharpen_point(int x, int y, int c, const float *in, const float *blurred,
-// CHECK:        out[i] = (1.f + weight) * in[i] - weight * blurred_tile(x, y);
+// The row above is read through its own local, which the rewritten read no
+// longer needs: the local goes.
+// CHECK:        const int i = (c * H + y) * W + x;
+// CHECK-NEXT:   out[i] =
+// CHECK-NEXT:       (1.f + weight) * in[i] -
+// CHECK-NEXT:       weight * (blurred_tile(x, y) +
+// CHECK-NEXT:                 blurred_tile(x, (Interior ? y - 1 : clampTo(y - 1, 0, H - 1))));
 // CHECK:        const int z = blockIdx.z;
 // CHECK:          blurYClamped_point<true>(x, y, z, in, blurred, W, H, blurred_tile);
 // CHECK:        const long long extentZ = grid.z;
