@@ -1,6 +1,8 @@
 //===- ListPrinter.cpp - --list output ------------------------------------===//
 
 #include "tool/ListPrinter.h"
+#include "analysis/StageGraph.h"
+#include "rewriters/fuse/FusePlan.h"
 
 #include "clang/AST/Decl.h"
 #include "llvm/ADT/STLExtras.h"
@@ -16,14 +18,23 @@ static std::string lineColumn(const SourceManager &SM, SourceLocation Loc) {
   return std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn());
 }
 
-/// "-> aggregate (granularity(block))" or "-> aggregate: <why not>".
-static std::string plannedRewrite(const Candidate &C, const PassOptions &Opts) {
+/// "-> aggregate (granularity(block))" or "-> aggregate: <why not>"; for a
+/// fuse block the pass would take, which stages it fuses and which not.
+static std::string plannedRewrite(ASTContext &Ctx, const Candidate &C,
+                                  const PassOptions &Opts) {
   std::string Text = "-> " + passInfo(passFor(C.Kind)).Name.str();
   if (C.Annotation)
     Text += " [#pragma cuda_rewrite " + C.Annotation->spelling() + "]";
   std::string Skip = reasonToSkip(C, Opts);
   if (!Skip.empty())
-    Text += ": " + Skip;
+    return Text + ": " + Skip;
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(C.Statement);
+  if (passFor(C.Kind) == PassId::Fuse && Block && C.Function) {
+    StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
+    std::string Why;
+    FusePlan Plan = planFusion(Graph, Ctx, Why);
+    Text += ": " + (Why.empty() ? describeFusePlan(Graph, Plan) : Why);
+  }
   return Text;
 }
 
@@ -50,7 +61,7 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
                        candidateKindName(C.Kind).str() + ": " + C.Description;
     if (!C.Flags.empty())
       Text += " [" + join(C.Flags, ", ") + "]";
-    Entries.push_back({C.Offset, Text + " " + plannedRewrite(C, Opts)});
+    Entries.push_back({C.Offset, Text + " " + plannedRewrite(Ctx, C, Opts)});
   }
   for (const AttachedPragma &P : Pragmas)
     Entries.push_back(

@@ -109,6 +109,9 @@ struct FusePlan {
 FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
                     std::string &Why);
 
+/// For --list: "fused: blurX..blurY (2 stages); separate: 'gather' (why)".
+std::string describeFusePlan(const StageGraph &Graph, const FusePlan &Plan);
+
 } // namespace cuda_rewrite
 
 #endif
