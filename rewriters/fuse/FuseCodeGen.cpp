@@ -645,6 +645,25 @@ private:
     return param(B.Name).Name + "_at";
   }
 
+  /// The tiles stage \p I reads, directly or through the inlined stages it
+  /// reads.
+  std::set<const FuseBuffer *> tilesRead(unsigned I) {
+    std::set<const FuseBuffer *> Tiles;
+    const FuseStage &S = G.Stages[I];
+    for (const ParmVarDecl *P : S.Kernel->parameters()) {
+      const FuseBuffer *B = bufferOf(S, P);
+      if (!B || !B->OnChip || B->Producer == I)
+        continue;
+      if (!B->Inlined) {
+        Tiles.insert(B);
+        continue;
+      }
+      std::set<const FuseBuffer *> Inner = tilesRead(B->Producer);
+      Tiles.insert(Inner.begin(), Inner.end());
+    }
+    return Tiles;
+  }
+
   /// `const bool interior = ..;`: whether every point of every stage's
   /// region in this warp lies inside the launch and the stage's guards,
   /// and every clamp the point functions skip when it holds leaves its
@@ -789,8 +808,11 @@ private:
     std::string Z;
     if (G.Stages.front().Access.CoordinateVar[2])
       Z = "  const int z = blockIdx.z;\n";
+    // A stage's loop waits (__syncwarp) only for tiles written since the
+    // last wait that it reads, itself or through inlined stages; tiles are
+    // never reused, so no read waits for a later write.
     std::string Body;
-    bool First = true;
+    std::set<const FuseBuffer *> Unsynced;
     for (unsigned I = 0; I != G.Stages.size(); ++I) {
       if (!G.Stages[I].Needed)
         continue;
@@ -798,10 +820,17 @@ private:
         Body += valueLambda(I);
         continue;
       }
-      if (!First)
+      std::set<const FuseBuffer *> Reads = tilesRead(I);
+      if (llvm::any_of(Reads, [&](const FuseBuffer *B) {
+            return Unsynced.count(B) != 0;
+          })) {
         Body += "  __syncwarp();\n";
-      First = false;
+        Unsynced.clear();
+      }
       Body += stageLoop(I);
+      for (const FuseBuffer &B : G.Written)
+        if (B.Producer == I && B.OnChip && !B.Inlined)
+          Unsynced.insert(&B);
     }
     return llvm::formatv(
                "__global__ void __launch_bounds__({0}) kernel({1}, int "
