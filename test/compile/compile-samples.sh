@@ -32,6 +32,33 @@ compile() {
   "$nvcc" "${flags[@]}" "$@" "$source" -o "$binary" -lcudadevrt
 }
 
+# Compiles run in the background, as many at a time as there are cores
+# (COMPILE_JOBS overrides): nvcc dominates the script's time. Each job leaves
+# its output and verdict in $results, read in order at the end.
+jobs_max=${COMPILE_JOBS:-$(nproc)}
+results=$work/.results
+mkdir -p "$results"
+job=0
+
+# compile_checked <name> <source> <binary> [<nvcc args>...]
+compile_checked() {
+  local name=$1
+  shift
+  job=$((job + 1))
+  local out
+  out=$(printf '%s/%05d' "$results" "$job")
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+    wait -n
+  done
+  (
+    if compile "$@" >"$out.log" 2>&1; then
+      echo "PASS $name" >"$out"
+    else
+      echo "FAIL $name" >"$out"
+    fi
+  ) &
+}
+
 # check <name> <ok?>
 check() {
   if [ "$2" -eq 0 ]; then
@@ -55,8 +82,7 @@ for sample in "$root"/samples/*/*.cu; do
   pass=$(basename "$(dirname "$sample")")
   name=$pass/$(basename "$sample" .cu)
   mkdir -p "$work/$pass"
-  compile "$sample" "$work/$name.original"
-  check "$name original" $?
+  compile_checked "$name original" "$sample" "$work/$name.original"
   variants=(default)
   [ "$pass" = aggregate ] && variants=(warp block kernel)
   [ "$pass" = promote ] && variants=("${PROMOTE_VARIANTS[@]}")
@@ -112,9 +138,16 @@ for sample in "$root"/samples/*/*.cu; do
     # double configurations skip a separate compile of the original. All 15
     # of them then add about a minute to the script's 7 (2 cores, measured);
     # the originals would add another.
-    compile "$out" "$work/$name.$variant" "${defines[@]}"
-    check "$name $variant" $?
+    compile_checked "$name $variant" "$out" "$work/$name.$variant" \
+      "${defines[@]}"
   done
+done
+wait
+for verdict in "$results"/?????; do
+  cat "$verdict.log"
+  read -r status name <"$verdict"
+  [ "$status" = PASS ]
+  check "$name" $?
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
