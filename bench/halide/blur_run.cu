@@ -1,8 +1,9 @@
 //===- blur_run.cu - Runs the Halide peer of samples/fuse/blur.cu ---------===//
 //
 // Same command line, input, reference, tolerance and RESULT line as
-// samples/fuse/blur.cu; the pipeline is bench/halide/blur_generator.cpp,
-// AOT-compiled (build.sh). The reference is the sample's, copied.
+// samples/fuse/blur.cu, whose reference and tolerance it takes by including
+// the sample without its main(); the pipeline is
+// bench/halide/blur_generator.cpp, AOT-compiled (build.sh).
 //
 //   ./blur [W [H]] [--seed=N] [--reps=N] [--warmup=N]   # default 6400 x 4800
 //
@@ -10,35 +11,13 @@
 
 #include "hl_driver.cuh"
 
+#define FUSE_SAMPLE_NO_MAIN
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
+#include "../../samples/fuse/blur.cu"
+#pragma nv_diagnostic pop
+
 #include "blur.h"
-
-namespace {
-
-/// samples/fuse/blur.cu's referenceBlur.
-std::vector<double> referenceBlur(const std::vector<float> &Input,
-                                  const image::Size &S) {
-  const int W = S.W, H = S.H;
-  const std::vector<double> In = image::toDouble(Input);
-  std::vector<double> BlurX(In.size()), Out(In.size());
-  auto At = [W](int Y, int X) { return size_t(Y) * W + X; };
-  image::forRows(H, [&](int Y) {
-    for (int X = 0; X < W; ++X)
-      BlurX[At(Y, X)] =
-          (In[At(Y, image::clamp(X - 1, 0, W - 1))] + In[At(Y, X)] +
-           In[At(Y, image::clamp(X + 1, 0, W - 1))]) /
-          3;
-  });
-  image::forRows(H, [&](int Y) {
-    for (int X = 0; X < W; ++X)
-      Out[At(Y, X)] =
-          (BlurX[At(image::clamp(Y - 1, 0, H - 1), X)] + BlurX[At(Y, X)] +
-           BlurX[At(image::clamp(Y + 1, 0, H - 1), X)]) /
-          3;
-  });
-  return Out;
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
   harness::Args A = harness::parseArgs(argc, argv, "blur", {6400, 4800});
@@ -48,7 +27,6 @@ int main(int argc, char **argv) {
   harness::Rng R(A.Seed);
   const std::vector<float> In = image::randomImage(R, S);
   const std::vector<double> Ref = referenceBlur(In, S);
-  const double Tolerance = 1e-5; // The sample's.
   hlbench::init();
   hlbench::Image HIn(In, hlbench::planar(S.W, S.H));
   hlbench::Image HOut(In.size(), hlbench::planar(S.W, S.H));
@@ -57,7 +35,7 @@ int main(int argc, char **argv) {
       [&] { hlbench::check(blur(HIn.raw(), HOut.raw()), "blur"); },
       [&] {
         return harness::compareFloat(HOut.download(), Ref,
-                                     harness::Everywhere(), Tolerance);
+                                     harness::Everywhere(), kTolerance);
       });
   return harness::report(A, Res, 2.0 * double(HIn.bytes()));
 }

@@ -4,7 +4,9 @@
 // samples/fuse/<name>.cu (same harness::Rng, same seed), computes the same
 // float64 reference, runs the AOT-compiled Halide pipeline <name>.a on it and
 // reports exactly as the sample does (harness::measure and harness::report:
-// the same RESULT line, sample=<name>).
+// the same RESULT line, sample=<name>). It includes the sample with
+// FUSE_SAMPLE_NO_MAIN defined (the sample's main() left out) and calls the
+// sample's reference, tolerance (kTolerance) and helpers, not copies.
 //
 // GPU build (the default): the images live in harness::DeviceArrays, which
 // are wrapped as Halide device buffers (halide_cuda_wrap_device_ptr, no host

@@ -387,10 +387,21 @@ std::vector<double> referenceBilateralGrid(const std::vector<float> &In, int W,
   return Out;
 }
 
-} // namespace
+/// The output check's tolerance. Float error, relative to the output (each
+/// bound holds in any order of the sums, u = 2^-24): a cell's value sum adds
+/// at most 64 values in [0, 1], 63 roundings, 63u; the counts and their
+/// blurs are integers below 64 * 16^3 = 2^18, exact; each blur adds 4
+/// roundings of positive terms, 4u, 12u for three; each of the slice's three
+/// lerp levels 3u (1 - w is exact for w = k / 8, may round for zf); the
+/// division u. Value sum 63u + 12u + 9u, count 9u, quotient about 94u =
+/// 5.6e-6 in the worst case (4e-7 measured on an H200). Outputs are averages
+/// of values in [0, 1], so compareFloat's floor is up to 0.01 and judges
+/// small outputs less strictly still. 1e-5 covers the bound; a wrong cell,
+/// level, tap or weight is off by far more.
+constexpr double kTolerance = 1e-5;
 
-int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "bilateral", {2560, 1536});
+/// The image size from the command line, checked.
+image::Size imageSize(const harness::Args &A) {
   // Checks 2 * W * H < 2^31, the slice's two planes' int indices.
   const image::Size Planes = image::size(A, 2);
   const image::Size S{Planes.W, Planes.H, 1};
@@ -399,22 +410,20 @@ int main(int argc, char **argv) {
   if (GridSize > INT_MAX)
     harness::fail(
         "the grid needs 2 * 16 * ((W - 1) / 8 + 6) * ((H - 1) / 8 + 6) < 2^31");
+  return S;
+}
+
+} // namespace
+
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
+int main(int argc, char **argv) {
+  harness::Args A = harness::parseArgs(argc, argv, "bilateral", {2560, 1536});
+  const image::Size S = imageSize(A);
   harness::Rng R(A.Seed);
   const std::vector<float> In = image::randomImage(R, S);
   const std::vector<double> Ref = referenceBilateralGrid(In, S.W, S.H);
 
-  // Float error, relative to the output (each bound holds in any order of
-  // the sums, u = 2^-24): a cell's value sum adds at most 64 values in
-  // [0, 1], 63 roundings, 63u; the counts and their blurs are integers
-  // below 64 * 16^3 = 2^18, exact; each blur adds 4 roundings of positive
-  // terms, 4u, 12u for three; each of the slice's three lerp levels 3u
-  // (1 - w is exact for w = k / 8, may round for zf); the division u. Value
-  // sum 63u + 12u + 9u, count 9u, quotient about 94u = 5.6e-6 in the worst
-  // case (4e-7 measured on an H200). Outputs are averages of values in
-  // [0, 1], so compareFloat's floor is up to 0.01 and judges small outputs
-  // less strictly still. 1e-5 covers the bound; a wrong cell, level, tap or
-  // weight is off by far more.
-  const double Tolerance = 1e-5;
   // The intermediates are allocated inside runBilateralGrid, so that the fuse
   // pass can prove them dead after its block. They are not poisoned, so a
   // rewrite that reads a value it did not compute reads stale pool memory
@@ -422,8 +431,9 @@ int main(int argc, char **argv) {
   image::keepPoolMemory();
   harness::DeviceArray<float> DIn(In), DOut(In.size());
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
       [&] { runBilateralGrid(DIn.data(), DOut.data(), S.W, S.H); });
   // The input read once, the output written once.
   return harness::report(A, Res, 2.0 * double(DIn.bytes()));
 }
+#endif

@@ -85,25 +85,30 @@ std::vector<double> referenceBlur(const std::vector<float> &Input,
   return Out;
 }
 
+/// The output check's tolerance. Every value is a mean of inputs in [0, 1):
+/// no cancellation. Each stage rounds twice in its sum and once in the
+/// division, so the float result is within about 6 * 2^-24 = 3.6e-7 of the
+/// reference, relatively; a rewrite that multiplies by 1/3 or sums in
+/// another order adds a few more roundings. 1e-5 covers that many times
+/// over, while a wrong tap or border is off by a sizeable fraction of a
+/// pixel's value.
+constexpr double kTolerance = 1e-5;
+
 } // namespace
 
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   harness::Args A = harness::parseArgs(argc, argv, "blur", {6400, 4800});
   const image::Size S = image::size(A);
   harness::Rng R(A.Seed);
   const std::vector<float> In = image::randomImage(R, S);
   const std::vector<double> Ref = referenceBlur(In, S);
-  // Every value is a mean of inputs in [0, 1): no cancellation. Each stage
-  // rounds twice in its sum and once in the division, so the float result
-  // is within about 6 * 2^-24 = 3.6e-7 of the reference, relatively; a
-  // rewrite that multiplies by 1/3 or sums in another order adds a few
-  // more roundings. 1e-5 covers that many times over, while a wrong tap or
-  // border is off by a sizeable fraction of a pixel's value.
-  const double Tolerance = 1e-5;
   image::keepPoolMemory();
   harness::DeviceArray<float> DIn(In), DOut(In.size());
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
       [&] { runPipeline(DIn.data(), DOut.data(), S.W, S.H); });
   return harness::report(A, Res, 2.0 * double(DIn.bytes()));
 }
+#endif

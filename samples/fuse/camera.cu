@@ -737,24 +737,43 @@ std::vector<double> referenceCameraPipe(const std::vector<float> &RawInput,
   return Out.V;
 }
 
-} // namespace
+/// The output check's tolerance. Every value is exact in float (see the
+/// file comment), so the output equals the reference: max_rel_err is 0 (as
+/// measured on an H200). The outputs are multiples of 1/16 in [0, 255], so a
+/// wrong one is off by at least 1/16, 2.4e-4 of the largest output:
+/// compareFloat's default 1e-5 is an exact check in effect.
+constexpr double kTolerance = 1e-5;
 
-int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "camera", {2592, 1968});
+/// The raw image's size from the command line, checked.
+image::Size imageSize(const harness::Args &A) {
   // Checks 3 * W * H < 2^31, the colour stages' int indices.
   const image::Size Rgb = image::size(A, 3);
   const image::Size S{Rgb.W, Rgb.H, 1};
   if (S.W % 2 || S.H % 2 || S.W < 64 || S.H < 56)
     harness::fail("need even W >= 64 and even H >= 56: a Bayer mosaic, "
                   "cropped to whole 32 x 32 tiles");
-  const int OW = outputWidth(S.W), OH = outputHeight(S.H);
+  return S;
+}
 
-  // The raw mosaic: 10-bit samples, integers in [0, 1023] (u * 1024 is
-  // exact and below 1024 for u in [0, 1)).
-  harness::Rng R(A.Seed);
+/// The raw mosaic from \p R: 10-bit samples, integers in [0, 1023]
+/// (u * 1024 is exact and below 1024 for u in [0, 1)).
+std::vector<float> randomMosaic(harness::Rng &R, const image::Size &S) {
   std::vector<float> Raw = image::randomImage(R, S);
   for (float &V : Raw)
     V = std::floor(V * 1024.f);
+  return Raw;
+}
+
+} // namespace
+
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
+int main(int argc, char **argv) {
+  harness::Args A = harness::parseArgs(argc, argv, "camera", {2592, 1968});
+  const image::Size S = imageSize(A);
+  const int OW = outputWidth(S.W), OH = outputHeight(S.H);
+  harness::Rng R(A.Seed);
+  const std::vector<float> Raw = randomMosaic(R, S);
 
   const std::vector<float> Matrix = colorMatrix(), Curve = toneCurve();
   HARNESS_CHECK(
@@ -764,12 +783,6 @@ int main(int argc, char **argv) {
   const std::vector<double> Ref =
       referenceCameraPipe(Raw, S.W, S.H, Matrix, Curve);
 
-  // Every value is exact in float (see the file comment), so the output
-  // equals the reference: max_rel_err is 0 (as measured on an H200). The
-  // outputs are multiples of 1/16 in [0, 255], so a wrong one is off by at
-  // least 1/16, 2.4e-4 of the largest output: compareFloat's default 1e-5
-  // is an exact check in effect.
-  const double Tolerance = 1e-5;
   // The intermediates are allocated inside runCameraPipe, so that the fuse pass
   // can prove them dead after its block. They are not poisoned, so a rewrite
   // that reads a value it did not compute reads stale pool memory instead of
@@ -777,8 +790,9 @@ int main(int argc, char **argv) {
   image::keepPoolMemory();
   harness::DeviceArray<float> DRaw(Raw), DOut(size_t(OW) * OH * 3);
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
       [&] { runCameraPipe(DRaw.data(), DOut.data(), S.W, S.H); });
   // The raw mosaic read once, the output written once.
   return harness::report(A, Res, double(DRaw.bytes() + DOut.bytes()));
 }
+#endif

@@ -289,26 +289,43 @@ std::vector<double> referenceHarris(const std::vector<float> &Input,
   return Out;
 }
 
-} // namespace
+/// The output check's tolerance. The response cancels: det and
+/// 0.04 * trace^2 are differences of products of box sums (up to about
+/// 0.06), while the response is mostly near 2e-3 and at most about 0.05.
+/// Float rounding of the products dominates: against compareFloat's floor
+/// (1% of the largest response, about 5e-4 at the default size) a float
+/// evaluation of these kernels on the host (with and without FMA
+/// contraction, four seeds) erred by at most 3.3e-5, and by 1.7e-5 in
+/// compareFloat's measure. 2e-4 leaves a factor of 6 for other rounding
+/// orders (the GPU's, a rewrite's); a wrong tap or border is off by about
+/// the response itself, 1 or more in this measure.
+constexpr double kTolerance = 2e-4;
 
-int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "harris", {4256, 2832});
+/// The image size from the command line, checked.
+image::Size imageSize(const harness::Args &A) {
   const image::Size S = image::size(A);
   if (S.W < 5 || S.H < 5)
     harness::fail("need W, H >= 5: the response skips two pixels per side");
+  return S;
+}
+
+/// The bytes a run moves: the input read once, the response written on the
+/// interior only.
+double bytesMoved(const image::Size &S) {
+  const double Written = double(S.W - 4) * double(S.H - 4);
+  return double(S.pixels() * sizeof(float)) + Written * sizeof(float);
+}
+
+} // namespace
+
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
+int main(int argc, char **argv) {
+  harness::Args A = harness::parseArgs(argc, argv, "harris", {4256, 2832});
+  const image::Size S = imageSize(A);
   harness::Rng R(A.Seed);
   const std::vector<float> In = image::randomImage(R, S);
   const std::vector<double> Ref = referenceHarris(In, S);
-  // The response cancels: det and 0.04 * trace^2 are differences of
-  // products of box sums (up to about 0.06), while the response is mostly
-  // near 2e-3 and at most about 0.05. Float rounding of the products
-  // dominates: against compareFloat's floor (1% of the largest response,
-  // about 5e-4 at the default size) a float evaluation of these kernels on
-  // the host (with and without FMA contraction, four seeds) erred by at most
-  // 3.3e-5, and by 1.7e-5 in compareFloat's measure. 2e-4 leaves a factor
-  // of 6 for other rounding orders (the GPU's, a rewrite's); a wrong tap or
-  // border is off by about the response itself, 1 or more in this measure.
-  const double Tolerance = 2e-4;
   // The intermediates are allocated inside runPipeline, so that the fuse pass
   // can prove them dead after its block. They are not poisoned, so a stage, or
   // a rewrite, that reads a point its producer did not write reads stale pool
@@ -320,9 +337,8 @@ int main(int argc, char **argv) {
       [&] { runPipeline(DIn.data(), DOut.data(), S.W, S.H); },
       [&] {
         return harness::compareFloat(DOut.download(), Ref, Interior{S.W, S.H},
-                                     Tolerance);
+                                     kTolerance);
       });
-  // The response is written on the interior only.
-  const double Written = double(S.W - 4) * double(S.H - 4);
-  return harness::report(A, Res, double(DIn.bytes()) + Written * sizeof(float));
+  return harness::report(A, Res, bytesMoved(S));
 }
+#endif

@@ -470,19 +470,46 @@ std::vector<double> referenceInterpolate(const std::vector<float> &In, int W,
   return Out;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "interpolate", {2560, 1536});
-  const image::Size S = image::size(A, 4);
-  harness::Rng R(A.Seed);
-  // Channel 3, uniform like the colour, becomes alpha: opaque where it is
-  // below 1/4, and at (0, 0) in any case, so that not even a tiny image is
-  // all holes (its output would be 0 / 0).
+/// The input, W x H x 4: uniform values from \p R, whose channel 3 becomes
+/// alpha: opaque where it is below 1/4, and at (0, 0) in any case, so that
+/// not even a tiny image is all holes (its output would be 0 / 0).
+std::vector<float> randomInput(harness::Rng &R, const image::Size &S) {
   std::vector<float> In = image::randomImage(R, S);
   float *Alpha = In.data() + 3 * S.pixels();
   for (long long I = 0; I < S.pixels(); ++I)
     Alpha[I] = (Alpha[I] < 0.25f || I == 0) ? 1.f : 0.f;
+  return In;
+}
+
+/// The output check's tolerance: the default, 1e-5. Every stage is a mean of
+/// non-negative values with non-negative weights (alpha stays in [0, 1]), so
+/// rounding errors stay relative, a few units of 6e-8 per stage, and the
+/// output is a ratio of two such values that came through the same 47
+/// stages. (1 - alpha is a difference, but only its absolute error, a few
+/// units, matters: the output divides by the interpolated alpha, at least
+/// the level's alpha, which is near 1 exactly where 1 - alpha is small.)
+/// Every rounding going one way would make some 250 units, 1.5e-5;
+/// independent ones add up like a random walk: a float emulation of these
+/// kernels on the CPU, with and without FMA, measured at most 3.5e-7
+/// (2560 x 1536, seeds 1 to 3, and 2561 x 1537), 30 times below the
+/// tolerance.
+constexpr double kTolerance = 1e-5;
+
+/// The bytes a run moves: the RGBA input read once, the RGB output written
+/// once.
+double bytesMoved(const image::Size &S) {
+  return double(S.pixels()) * sizeof(float) * (4 + 3);
+}
+
+} // namespace
+
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
+int main(int argc, char **argv) {
+  harness::Args A = harness::parseArgs(argc, argv, "interpolate", {2560, 1536});
+  const image::Size S = image::size(A, 4);
+  harness::Rng R(A.Seed);
+  const std::vector<float> In = randomInput(R, S);
   const std::vector<double> Ref = referenceInterpolate(In, S.W, S.H);
 
   // The intermediates are allocated inside launchInterpolate, so that the fuse
@@ -491,23 +518,9 @@ int main(int argc, char **argv) {
   // instead of NaN; the output check still catches wrong values.
   image::keepPoolMemory();
   harness::DeviceArray<float> DIn(In), DOut(size_t(S.pixels()) * 3);
-
-  // The default, 1e-5. Every stage is a mean of non-negative values with
-  // non-negative weights (alpha stays in [0, 1]), so rounding errors stay
-  // relative, a few units of 6e-8 per stage, and the output is a ratio of two
-  // such values that came through the same 47 stages. (1 - alpha is a
-  // difference, but only its absolute error, a few units, matters: the
-  // output divides by the interpolated alpha, at least the level's alpha,
-  // which is near 1 exactly where 1 - alpha is small.) Every rounding going
-  // one way would make some 250 units, 1.5e-5; independent ones add up like a
-  // random walk: a float emulation of these kernels on the CPU, with and
-  // without FMA, measured at most 3.5e-7 (2560 x 1536, seeds 1 to 3, and
-  // 2561 x 1537), 30 times below the tolerance.
-  const double Tolerance = 1e-5;
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
       [&] { launchInterpolate(DIn.data(), DOut.data(), S.W, S.H); });
-  // The RGBA input read once, the RGB output written once.
-  const double BytesMoved = double(S.pixels()) * sizeof(float) * (4 + 3);
-  return harness::report(A, Res, BytesMoved);
+  return harness::report(A, Res, bytesMoved(S));
 }
+#endif

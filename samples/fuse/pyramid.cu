@@ -505,8 +505,30 @@ std::vector<double> referenceBlend(const RefImage &ImgA, const RefImage &ImgB,
   return Sum.V;
 }
 
+/// The output check's tolerance: 2e-4, above the default 1e-5. The output
+/// sums the four blended levels, differences of values near 1, so its
+/// rounding error is absolute: a few units of 6e-8 (float's unit roundoff at
+/// 1) per stage on the longest path, some 200 roundings (three 5-tap blurs
+/// down and three 4-tap expands up, twice over for the Laplacian levels and
+/// again for the collapse). Near-zero outputs are judged against
+/// compareFloat's floor, 1% of the largest output (about 0.01), so they see
+/// that error 100-fold: 1.2e-5 / 0.01 = 1.2e-3 if every rounding went the
+/// same way. Independent roundings add up like a random walk and most of
+/// them round values well below 1: a float emulation of these kernels on the
+/// CPU, with and without FMA, measured at most 2.3e-5 (3840 x 2160, seeds 1
+/// to 3, and 3839 x 2161), a ninth of 2e-4.
+constexpr double kTolerance = 2e-4;
+
+/// The bytes a run moves: A and B (3 channels) and the mask read once, the
+/// output written once.
+double bytesMoved(const image::Size &S) {
+  return double(S.pixels()) * sizeof(float) * (3 + 3 + 1 + 3);
+}
+
 } // namespace
 
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   harness::Args A = harness::parseArgs(argc, argv, "pyramid", {3840, 2160});
   const image::Size S = image::size(A, 3);
@@ -525,27 +547,12 @@ int main(int argc, char **argv) {
   image::keepPoolMemory();
   harness::DeviceArray<float> DImgA(ImgA), DImgB(ImgB), DMask(Mask),
       DOut(size_t(S.elements()));
-
-  // 2e-4, above the default 1e-5. The output sums the four blended levels,
-  // differences of values near 1, so its rounding error is absolute: a few
-  // units of 6e-8 (float's unit roundoff at 1) per stage on the longest path,
-  // some 200 roundings (three 5-tap blurs down and three 4-tap expands up,
-  // twice over for the Laplacian levels and again for the collapse). Near-zero
-  // outputs are judged against compareFloat's floor, 1% of the largest output
-  // (about 0.01), so they see that error 100-fold: 1.2e-5 / 0.01 = 1.2e-3 if
-  // every rounding went the same way. Independent roundings add up like a
-  // random walk and most of them round values well below 1: a float emulation
-  // of these kernels on the CPU, with and without FMA, measured at most
-  // 2.3e-5 (3840 x 2160, seeds 1 to 3, and 3839 x 2161), a ninth of 2e-4.
-  const double Tolerance = 2e-4;
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, Tolerance, [&] { DOut.poison(); },
+      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
       [&] {
         launchPyramidBlend(DImgA.data(), DImgB.data(), DMask.data(),
                            DOut.data(), S.W, S.H);
       });
-  // A and B (3 channels) and the mask read once, the output written once.
-  const double BytesMoved =
-      double(S.pixels()) * sizeof(float) * (3 + 3 + 1 + 3);
-  return harness::report(A, Res, BytesMoved);
+  return harness::report(A, Res, bytesMoved(S));
 }
+#endif

@@ -124,6 +124,18 @@ static void runPipeline(const float *In, float *Out, int W, int H, int C) {
 
 namespace {
 
+/// The output check's tolerance. The blurs are convex combinations of inputs
+/// in [0, 1), so blury's float error is at most about 10 * 2^-24 = 6e-7 (5
+/// roundings a pass, each relative to a sum below 1), whatever the order of
+/// the sums. sharpen multiplies it by the weight, 3, and adds its own two
+/// roundings, below 2.5e-6 in all. Outputs reach about 3.1 in magnitude, so
+/// compareFloat's floor is about 0.03 and the relative error stays below
+/// 8e-5 (a float evaluation of these kernels on the host erred by at most
+/// 1.9e-5 against the floor). 2e-4 leaves room for that bound, while a wrong
+/// tap, border or mask is off by far more: a mask decided the other way is
+/// off by 3 * 0.001, 0.1 in this measure.
+constexpr double kTolerance = 2e-4;
+
 /// An output element where |in - blury| is so close to the threshold that
 /// float rounding may take the other side of the mask than float64 does:
 /// either value is right there.
@@ -133,7 +145,7 @@ struct Tie {
 };
 
 /// Within this of the threshold, |in - blury| is a tie. Its float error is
-/// at most about 11 * 2^-24 = 6.6e-7 (blury's, see main(), and the
+/// at most about 11 * 2^-24 = 6.6e-7 (blury's, see kTolerance, and the
 /// subtraction's):
 /// the band is 15 times that, wide enough for a rewrite that sums in
 /// another order, and holds about 5e-5 of the elements (a float evaluation
@@ -203,8 +215,19 @@ void resolveTies(const std::vector<float> &Got, const std::vector<Tie> &Ties,
   }
 }
 
+/// Checks the output \p Got against \p Ref within kTolerance, the ties
+/// resolved first (resolveTies).
+harness::Check compareWithTies(const std::vector<float> &Got,
+                               const std::vector<Tie> &Ties,
+                               std::vector<double> &Ref) {
+  resolveTies(Got, Ties, Ref);
+  return harness::compareFloat(Got, Ref, harness::Everywhere(), kTolerance);
+}
+
 } // namespace
 
+// The Halide driver includes this file for its reference, without main().
+#ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   harness::Args A = harness::parseArgs(argc, argv, "unsharp", {4256, 2832});
   const image::Size S = image::size(A, 3);
@@ -212,17 +235,6 @@ int main(int argc, char **argv) {
   const std::vector<float> In = image::randomImage(R, S);
   std::vector<Tie> Ties;
   std::vector<double> Ref = referenceUnsharp(In, S, Ties);
-  // The blurs are convex combinations of inputs in [0, 1), so blury's float
-  // error is at most about 10 * 2^-24 = 6e-7 (5 roundings a pass, each
-  // relative to a sum below 1), whatever the order of the sums. sharpen
-  // multiplies it by the weight, 3, and adds its own two roundings, below
-  // 2.5e-6 in all. Outputs reach about 3.1 in magnitude, so compareFloat's
-  // floor is about 0.03 and the relative error stays below 8e-5 (a float
-  // evaluation of these kernels on the host erred by at most 1.9e-5 against
-  // the floor). 2e-4 leaves room for that bound, while a wrong tap, border
-  // or mask is off by far more: a mask decided the other way is off by
-  // 3 * 0.001, 0.1 in this measure.
-  const double Tolerance = 2e-4;
   // The intermediates are allocated inside runPipeline, so that the fuse pass
   // can prove them dead after its block. They are not poisoned, so a rewrite
   // that reads a value it did not compute reads stale pool memory instead of
@@ -232,11 +244,7 @@ int main(int argc, char **argv) {
   harness::Result Res = harness::measure(
       A, [&] { DOut.poison(); },
       [&] { runPipeline(DIn.data(), DOut.data(), S.W, S.H, S.C); },
-      [&] {
-        std::vector<float> Got = DOut.download();
-        resolveTies(Got, Ties, Ref);
-        return harness::compareFloat(Got, Ref, harness::Everywhere(),
-                                     Tolerance);
-      });
+      [&] { return compareWithTies(DOut.download(), Ties, Ref); });
   return harness::report(A, Res, 2.0 * double(DIn.bytes()));
 }
+#endif
