@@ -217,6 +217,14 @@ private:
         Why = "parameter " + std::to_string(P + 1) + " has no name";
         return std::nullopt;
       }
+      // The launcher evaluates each argument once, and the fallback again:
+      // only arguments without side effects may be shared that way.
+      if (Arg->HasSideEffects(Ctx)) {
+        Why = "argument " + std::to_string(P + 1) + " ('" +
+              sourceText(Ctx, Arg->getSourceRange()) +
+              "') may have side effects";
+        return std::nullopt;
+      }
       if (Param->getType()->isPointerType() && !namesBuffer(Arg)) {
         Why = "argument " + std::to_string(P + 1) +
               " is a pointer expression, not a buffer's name";

@@ -177,3 +177,17 @@ TEST(FusePlan, OtherLayoutsAndLaunchesStartNewGroups) {
             std::string::npos)
       << P.Plan.Unfused[2].Why;
 }
+
+TEST(FusePlan, ArgumentsWithSideEffectsAreRefused) {
+  // The launcher would evaluate H++ once for both launches (and the fallback
+  // again).
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, t, W, H++);
+    blurY<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
+  EXPECT_EQ(P.Plan.Unfused[0].Why, "argument 4 ('H++') may have side effects");
+}
