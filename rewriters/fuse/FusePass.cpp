@@ -31,6 +31,10 @@ public:
     const auto *Block = dyn_cast_or_null<CompoundStmt>(C.Statement);
     if (!Block || !C.Function)
       return refuse(C, "not a { } block of launches");
+    // The generated namespace goes right before the enclosing function.
+    if (!C.Function->getLexicalDeclContext()->isFileContext())
+      return refuse(C, "the block is in a function defined inside a class, "
+                       "where the fused kernel's namespace cannot go");
     StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
     std::string Why;
     FusePlan Plan = planFusion(Graph, Ctx, Why);

@@ -180,6 +180,12 @@ private:
       return std::nullopt;
     }
     S.Kernel = K->getDefinition();
+    // Its body is copied next to the enclosing function: names it uses
+    // unqualified must mean the same there.
+    if (!S.Kernel->getDeclContext()->getRedeclContext()->isTranslationUnit()) {
+      Why = "its kernel is declared in a namespace or class";
+      return std::nullopt;
+    }
     if (S.Kernel->isTemplateInstantiation() || S.Kernel->isTemplated()) {
       Why = "its kernel is a template";
       return std::nullopt;

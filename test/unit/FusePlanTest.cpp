@@ -191,3 +191,28 @@ TEST(FusePlan, ArgumentsWithSideEffectsAreRefused) {
   ASSERT_EQ(P.Plan.Unfused.size(), 2u);
   EXPECT_EQ(P.Plan.Unfused[0].Why, "argument 4 ('H++') may have side effects");
 }
+
+TEST(FusePlan, KernelsInNamespacesAreRefused) {
+  // A point function copies the kernel's body next to the host function,
+  // where the namespace's names are not visible unqualified.
+  Planned P = plan(std::string(Prologue).replace(0, 1, R"cu(
+namespace stages {
+__global__ void copy(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x];
+}
+} // namespace stages
+)cu") + R"cu(
+  {
+    stages::copy<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
+  EXPECT_EQ(P.Plan.Unfused[0].Why,
+            "its kernel is declared in a namespace or class");
+}
