@@ -33,27 +33,71 @@ public:
     if (llvm::is_contained(Access.CoordinateVar, V))
       return true; // The prologue: the fused kernel supplies the value.
     if (V->hasAttr<CUDASharedAttr>())
-      Why = "it declares shared memory ('" + V->getNameAsString() + "')";
+      note("it declares shared memory ('" + V->getNameAsString() + "')");
+    // A pointer or reference could write memory StageAccess does not see.
+    if (!isa<ParmVarDecl>(V) &&
+        (V->getType()->isPointerType() || V->getType()->isReferenceType()))
+      note("it declares a pointer or reference ('" + V->getNameAsString() +
+           "')");
     return RecursiveASTVisitor::TraverseVarDecl(V);
   }
 
+  /// Stores go to a buffer parameter's element (StageAccess checks which)
+  /// or to a local variable; anything else writes memory the plan does not
+  /// see.
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->isAssignmentOp())
+      checkStoreTo(BO->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    if (UO->isIncrementDecrementOp())
+      checkStoreTo(UO->getSubExpr());
+    return true;
+  }
+
+  void checkStoreTo(const Expr *LHS) {
+    LHS = LHS->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS)) {
+      const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+      if (V && V->hasLocalStorage() && !V->getType()->isReferenceType())
+        return;
+    }
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(LHS))
+      if (const auto *Ref =
+              dyn_cast<DeclRefExpr>(ASE->getBase()->IgnoreParenImpCasts()))
+        if (isa<ParmVarDecl>(Ref->getDecl()) && InKernel)
+          return;
+    note("it writes memory other than its buffers' elements and its locals");
+  }
+
   bool VisitExpr(Expr *E) {
-    if (auto B = cudaBuiltin(E); B && Why.empty())
-      Why = "it reads a thread or block index outside its coordinates' "
-            "declarations";
+    if (cudaBuiltin(E))
+      note("it reads a thread or block index outside its coordinates' "
+           "declarations");
     return true;
   }
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
-    Why = "it launches a kernel";
+    note("it launches a kernel");
     return true;
   }
 
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *F = Call->getDirectCallee();
     if (!F) {
-      Why = "it calls a function through a pointer";
+      note("it calls a function through a pointer");
       return true;
+    }
+    // Pointers and references passed on could be written through.
+    for (unsigned I = 0; I != Call->getNumArgs(); ++I) {
+      bool ByReference = I < F->getNumParams() &&
+                         F->getParamDecl(I)->getType()->isReferenceType();
+      if (ByReference || Call->getArg(I)->getType()->isPointerType()) {
+        note("it passes a pointer or reference to '" + F->getNameAsString() +
+             "'");
+        return true;
+      }
     }
     llvm::StringRef Name = F->getIdentifier() ? F->getName() : "";
     if (Name.starts_with("__sync") || Name.starts_with("__shfl") ||
@@ -61,21 +105,31 @@ public:
         Name.starts_with("__any") || Name.starts_with("__all") ||
         Name.starts_with("__match") || Name.starts_with("__reduce") ||
         Name.starts_with("atomic") || Name.starts_with("__nanosleep")) {
-      Why = "it calls '" + Name.str() + "'";
+      note("it calls '" + Name.str() + "'");
       return true;
     }
     if (F->hasBody() && Visited.insert(F->getCanonicalDecl()).second &&
         !F->getASTContext().getSourceManager().isInSystemHeader(
-            F->getLocation()))
+            F->getLocation())) {
+      bool Was = InKernel;
+      InKernel = false; // A callee's parameters are not the buffers.
       TraverseStmt(F->getDefinition()->getBody());
+      InKernel = Was;
+    }
     return true;
   }
 
   std::string Why;
 
 private:
+  void note(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
+  }
+
   const StageAccess &Access;
   std::set<const FunctionDecl *> Visited;
+  bool InKernel = true;
 };
 
 //===-- Bounds ------------------------------------------------------------===//

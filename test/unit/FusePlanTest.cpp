@@ -216,3 +216,64 @@ __global__ void copy(const float *in, float *out, int W, int H) {
   EXPECT_EQ(P.Plan.Unfused[0].Why,
             "its kernel is declared in a namespace or class");
 }
+
+TEST(FusePlan, WritesThePlanCannotSeeAreRefused) {
+  // Through a helper's pointer parameter, and through a pointer local: a
+  // fused kernel computes points several times, so every write must be one
+  // the plan knows about.
+  Planned P = plan(std::string(Prologue).replace(0, 1, R"cu(
+__device__ void put(float *o, int i, float v) { o[i] = v; }
+__global__ void viaHelper(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  put(out, y * W + x + 1, in[y * W + x]);
+  out[y * W + x] = in[y * W + x];
+}
+__global__ void viaLocal(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  float *next = out + 1;
+  next[y * W + x] = 0.f;
+  *next = 1.f;
+  out[y * W + x] = in[y * W + x];
+}
+)cu") + R"cu(
+  {
+    viaHelper<<<g, b>>>(in, t, W, H);
+    viaLocal<<<g, b>>>(t, u, W, H);
+    blurY<<<g, b>>>(u, out, W, H);
+  }
+})cu");
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 3u);
+  EXPECT_EQ(P.Plan.Unfused[0].Why, "it passes a pointer or reference to 'put'");
+  // StageAccess refuses this one first (the store's base is no parameter).
+  EXPECT_EQ(P.Plan.Unfused[1].Why, "a store to memory that is not a parameter");
+}
+
+TEST(FusePlan, StoresThroughAPointerLocalAreRefused) {
+  Planned P = plan(std::string(Prologue).replace(0, 1, R"cu(
+__global__ void viaDeref(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  float *next = out + y * W + x + 1;
+  *next = 0.f;
+  out[y * W + x] = in[y * W + x];
+}
+)cu") + R"cu(
+  {
+    viaDeref<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  EXPECT_TRUE(P.Plan.Groups.empty());
+  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
+  EXPECT_EQ(P.Plan.Unfused[0].Why,
+            "it declares a pointer or reference ('next')");
+}
