@@ -3,7 +3,8 @@
 // The fuse pass's launchers run a fused kernel only when the buffers it
 // writes through global memory share no allocation with the group's other
 // buffers (separateAllocations); otherwise the original launches run. Here:
-// distinct cudaMalloc and cudaMallocAsync allocations are separate; two
+// distinct cudaMalloc and cudaMallocAsync allocations (two of the pool too)
+// are separate; two
 // pointers into one allocation (the same one, or overlapping halves) are not;
 // a host pointer, which the driver does not know, is not either. And the
 // Tile view addresses a warp's shared tile by image coordinates.
@@ -49,6 +50,18 @@ int main() {
     CUDA_OK(cudaFreeAsync(C, 0));
     EXPECT(Separate, "two cudaMalloc buffers reported as sharing");
     EXPECT(SeparateAsync, "a pool allocation reported as sharing");
+    return true;
+  });
+  suite.run("two stream-ordered pool allocations are separate", [&] {
+    float *A = nullptr, *B = nullptr;
+    CUDA_OK(cudaMallocAsync(&A, 1 << 20, 0));
+    CUDA_OK(cudaMallocAsync(&B, 1 << 20, 0));
+    CUDA_OK(cudaStreamSynchronize(0));
+    const bool Separate = separateAllocations({A}, {B});
+    CUDA_OK(cudaFreeAsync(A, 0));
+    CUDA_OK(cudaFreeAsync(B, 0));
+    CUDA_OK(cudaStreamSynchronize(0));
+    EXPECT(Separate, "two pool allocations reported as sharing");
     return true;
   });
   suite.run("pointers into one allocation are not separate", [&] {
