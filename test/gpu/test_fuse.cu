@@ -4,10 +4,10 @@
 // writes through global memory share no allocation with the group's other
 // buffers (separateAllocations); otherwise the original launches run. Here:
 // distinct cudaMalloc and cudaMallocAsync allocations (two of the pool too)
-// are separate; two
-// pointers into one allocation (the same one, or overlapping halves) are not;
-// a host pointer, which the driver does not know, is not either. And the
-// Tile view addresses a warp's shared tile by image coordinates.
+// are separate; two pointers into one allocation (the same one, or
+// overlapping halves) are not; a host pointer, which the driver does not
+// know, is not either. And the Tile view addresses a warp's shared tile by
+// image coordinates.
 //
 //===----------------------------------------------------------------------===//
 
