@@ -23,14 +23,12 @@
 #include "camera.h"
 
 int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "camera", {2592, 1968});
-  const image::Size S = imageSize(A);
+  const Problem P = setUp(argc, argv);
+  const harness::Args &A = P.A;
+  const image::Size &S = P.S;
   const int OW = outputWidth(S.W), OH = outputHeight(S.H);
-  harness::Rng R(A.Seed);
-  const std::vector<float> Raw = randomMosaic(R, S);
-  const std::vector<float> Matrix = colorMatrix(), Curve = toneCurve();
-  const std::vector<double> Ref =
-      referenceCameraPipe(Raw, S.W, S.H, Matrix, Curve);
+  const std::vector<float> &Raw = P.Raw, &Matrix = P.Matrix, &Curve = P.Curve;
+  const std::vector<double> &Ref = P.Ref;
   hlbench::init();
   hlbench::Image HRaw(Raw, hlbench::planar(S.W, S.H));
   hlbench::Image HMatrix(Matrix, {{0, 4, 1}, {0, 3, 4}});

@@ -21,11 +21,11 @@
 #include "interpolate.h"
 
 int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "interpolate", {2560, 1536});
-  const image::Size S = image::size(A, 4);
-  harness::Rng R(A.Seed);
-  const std::vector<float> In = randomInput(R, S);
-  const std::vector<double> Ref = referenceInterpolate(In, S.W, S.H);
+  const Problem P = setUp(argc, argv);
+  const harness::Args &A = P.A;
+  const image::Size &S = P.S;
+  const std::vector<float> &In = P.In;
+  const std::vector<double> &Ref = P.Ref;
   hlbench::init();
   hlbench::Image HIn(In, hlbench::planar(S.W, S.H, 4));
   hlbench::Image HOut(size_t(S.pixels()) * 3, hlbench::planar(S.W, S.H, 3));

@@ -20,15 +20,11 @@
 #include "pyramid.h"
 
 int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "pyramid", {3840, 2160});
-  const image::Size S = image::size(A, 3);
-  harness::Rng R(A.Seed);
-  const std::vector<float> ImgA = image::randomImage(R, S);
-  const std::vector<float> ImgB = image::randomImage(R, S);
-  const std::vector<float> Mask = image::randomImage(R, {S.W, S.H, 1});
-  const std::vector<double> Ref =
-      referenceBlend(RefImage(ImgA, S.W, S.H, 3), RefImage(ImgB, S.W, S.H, 3),
-                     RefImage(Mask, S.W, S.H, 1));
+  const Problem P = setUp(argc, argv);
+  const harness::Args &A = P.A;
+  const image::Size &S = P.S;
+  const std::vector<float> &ImgA = P.ImgA, &ImgB = P.ImgB, &Mask = P.Mask;
+  const std::vector<double> &Ref = P.Ref;
   hlbench::init();
   hlbench::Image HA(ImgA, hlbench::planar(S.W, S.H, 3));
   hlbench::Image HB(ImgB, hlbench::planar(S.W, S.H, 3));

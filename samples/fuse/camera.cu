@@ -764,24 +764,43 @@ std::vector<float> randomMosaic(harness::Rng &R, const image::Size &S) {
   return Raw;
 }
 
+/// What this program and the Halide driver run: the command line, the
+/// mosaic from its seed, the colour matrix, the tone curve and the
+/// reference.
+struct Problem {
+  harness::Args A;
+  image::Size S;
+  std::vector<float> Raw, Matrix, Curve;
+  std::vector<double> Ref;
+};
+
+Problem setUp(int argc, char **argv) {
+  Problem P;
+  P.A = harness::parseArgs(argc, argv, "camera", {2592, 1968});
+  P.S = imageSize(P.A);
+  harness::Rng R(P.A.Seed);
+  P.Raw = randomMosaic(R, P.S);
+  P.Matrix = colorMatrix();
+  P.Curve = toneCurve();
+  P.Ref = referenceCameraPipe(P.Raw, P.S.W, P.S.H, P.Matrix, P.Curve);
+  return P;
+}
+
 } // namespace
 
 // The Halide driver includes this file for its reference, without main().
 #ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "camera", {2592, 1968});
-  const image::Size S = imageSize(A);
+  const Problem P = setUp(argc, argv);
+  const harness::Args &A = P.A;
+  const image::Size &S = P.S;
   const int OW = outputWidth(S.W), OH = outputHeight(S.H);
-  harness::Rng R(A.Seed);
-  const std::vector<float> Raw = randomMosaic(R, S);
-
-  const std::vector<float> Matrix = colorMatrix(), Curve = toneCurve();
+  const std::vector<float> &Raw = P.Raw, &Matrix = P.Matrix, &Curve = P.Curve;
   HARNESS_CHECK(
       cudaMemcpyToSymbol(kColorMatrix, Matrix.data(), sizeof(kColorMatrix)));
   HARNESS_CHECK(
       cudaMemcpyToSymbol(kToneCurve, Curve.data(), sizeof(kToneCurve)));
-  const std::vector<double> Ref =
-      referenceCameraPipe(Raw, S.W, S.H, Matrix, Curve);
+  const std::vector<double> &Ref = P.Ref;
 
   // The intermediates are allocated inside runCameraPipe, so that the fuse pass
   // can prove them dead after its block. They are not poisoned, so a rewrite

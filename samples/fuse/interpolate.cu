@@ -501,16 +501,35 @@ double bytesMoved(const image::Size &S) {
   return double(S.pixels()) * sizeof(float) * (4 + 3);
 }
 
+/// What this program and the Halide driver run: the command line, the
+/// input from its seed, and the reference.
+struct Problem {
+  harness::Args A;
+  image::Size S;
+  std::vector<float> In;
+  std::vector<double> Ref;
+};
+
+Problem setUp(int argc, char **argv) {
+  Problem P;
+  P.A = harness::parseArgs(argc, argv, "interpolate", {2560, 1536});
+  P.S = image::size(P.A, 4);
+  harness::Rng R(P.A.Seed);
+  P.In = randomInput(R, P.S);
+  P.Ref = referenceInterpolate(P.In, P.S.W, P.S.H);
+  return P;
+}
+
 } // namespace
 
 // The Halide driver includes this file for its reference, without main().
 #ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "interpolate", {2560, 1536});
-  const image::Size S = image::size(A, 4);
-  harness::Rng R(A.Seed);
-  const std::vector<float> In = randomInput(R, S);
-  const std::vector<double> Ref = referenceInterpolate(In, S.W, S.H);
+  const Problem P = setUp(argc, argv);
+  const harness::Args &A = P.A;
+  const image::Size &S = P.S;
+  const std::vector<float> &In = P.In;
+  const std::vector<double> &Ref = P.Ref;
 
   // The intermediates are allocated inside launchInterpolate, so that the fuse
   // pass can prove them dead after its block. They are not poisoned, so a

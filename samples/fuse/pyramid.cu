@@ -525,20 +525,40 @@ double bytesMoved(const image::Size &S) {
   return double(S.pixels()) * sizeof(float) * (3 + 3 + 1 + 3);
 }
 
+/// What this program and the Halide driver run: the command line, the two
+/// images and the mask from its seed, and the reference blend.
+struct Problem {
+  harness::Args A;
+  image::Size S;
+  std::vector<float> ImgA, ImgB, Mask;
+  std::vector<double> Ref;
+};
+
+Problem setUp(int argc, char **argv) {
+  Problem P;
+  P.A = harness::parseArgs(argc, argv, "pyramid", {3840, 2160});
+  P.S = image::size(P.A, 3);
+  const image::Size &S = P.S;
+  harness::Rng R(P.A.Seed);
+  P.ImgA = image::randomImage(R, S);
+  P.ImgB = image::randomImage(R, S);
+  P.Mask = image::randomImage(R, {S.W, S.H, 1});
+  P.Ref = referenceBlend(RefImage(P.ImgA, S.W, S.H, 3),
+                         RefImage(P.ImgB, S.W, S.H, 3),
+                         RefImage(P.Mask, S.W, S.H, 1));
+  return P;
+}
+
 } // namespace
 
 // The Halide driver includes this file for its reference, without main().
 #ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
-  harness::Args A = harness::parseArgs(argc, argv, "pyramid", {3840, 2160});
-  const image::Size S = image::size(A, 3);
-  harness::Rng R(A.Seed);
-  const std::vector<float> ImgA = image::randomImage(R, S);
-  const std::vector<float> ImgB = image::randomImage(R, S);
-  const std::vector<float> Mask = image::randomImage(R, {S.W, S.H, 1});
-  const std::vector<double> Ref =
-      referenceBlend(RefImage(ImgA, S.W, S.H, 3), RefImage(ImgB, S.W, S.H, 3),
-                     RefImage(Mask, S.W, S.H, 1));
+  const Problem P = setUp(argc, argv);
+  const harness::Args &A = P.A;
+  const image::Size &S = P.S;
+  const std::vector<float> &ImgA = P.ImgA, &ImgB = P.ImgB, &Mask = P.Mask;
+  const std::vector<double> &Ref = P.Ref;
 
   // The intermediates are allocated inside launchPyramidBlend, so that the fuse
   // pass can prove them dead after its block. They are not poisoned, so a
