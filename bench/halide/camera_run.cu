@@ -24,26 +24,22 @@
 
 int main(int argc, char **argv) {
   const Problem P = setUp(argc, argv);
-  const harness::Args &A = P.A;
-  const image::Size &S = P.S;
-  const int OW = outputWidth(S.W), OH = outputHeight(S.H);
-  const std::vector<float> &Raw = P.Raw, &Matrix = P.Matrix, &Curve = P.Curve;
-  const std::vector<double> &Ref = P.Ref;
+  const int OW = outputWidth(P.S.W), OH = outputHeight(P.S.H);
   hlbench::init();
-  hlbench::Image HRaw(Raw, hlbench::planar(S.W, S.H));
-  hlbench::Image HMatrix(Matrix, {{0, 4, 1}, {0, 3, 4}});
-  hlbench::Image HCurve(Curve, {{0, kCurveSize, 1}});
+  hlbench::Image HRaw(P.Raw, hlbench::planar(P.S.W, P.S.H));
+  hlbench::Image HMatrix(P.Matrix, {{0, 4, 1}, {0, 3, 4}});
+  hlbench::Image HCurve(P.Curve, {{0, kCurveSize, 1}});
   hlbench::Image HOut(size_t(OW) * OH * 3, hlbench::planar(OW, OH, 3));
   harness::Result Res = hlbench::measure(
-      A, [&] { HOut.poison(); },
+      P.A, [&] { HOut.poison(); },
       [&] {
         hlbench::check(
             camera(HRaw.raw(), HMatrix.raw(), HCurve.raw(), HOut.raw()),
             "camera");
       },
       [&] {
-        return harness::compareFloat(HOut.download(), Ref,
+        return harness::compareFloat(HOut.download(), P.Ref,
                                      harness::Everywhere(), kTolerance);
       });
-  return harness::report(A, Res, double(HRaw.bytes() + HOut.bytes()));
+  return harness::report(P.A, Res, double(HRaw.bytes() + HOut.bytes()));
 }

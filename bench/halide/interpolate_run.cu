@@ -22,23 +22,20 @@
 
 int main(int argc, char **argv) {
   const Problem P = setUp(argc, argv);
-  const harness::Args &A = P.A;
-  const image::Size &S = P.S;
-  const std::vector<float> &In = P.In;
-  const std::vector<double> &Ref = P.Ref;
   hlbench::init();
-  hlbench::Image HIn(In, hlbench::planar(S.W, S.H, 4));
-  hlbench::Image HOut(size_t(S.pixels()) * 3, hlbench::planar(S.W, S.H, 3));
+  hlbench::Image HIn(P.In, hlbench::planar(P.S.W, P.S.H, 4));
+  hlbench::Image HOut(size_t(P.S.pixels()) * 3,
+                      hlbench::planar(P.S.W, P.S.H, 3));
   harness::Result Res = hlbench::measure(
-      A, [&] { HOut.poison(); },
+      P.A, [&] { HOut.poison(); },
       [&] {
         // The Halide pipeline (the sample's kernel of that name takes
         // float pointers).
         hlbench::check(interpolate(HIn.raw(), HOut.raw()), "interpolate");
       },
       [&] {
-        return harness::compareFloat(HOut.download(), Ref,
+        return harness::compareFloat(HOut.download(), P.Ref,
                                      harness::Everywhere(), kTolerance);
       });
-  return harness::report(A, Res, bytesMoved(S));
+  return harness::report(P.A, Res, bytesMoved(P.S));
 }

@@ -21,24 +21,20 @@
 
 int main(int argc, char **argv) {
   const Problem P = setUp(argc, argv);
-  const harness::Args &A = P.A;
-  const image::Size &S = P.S;
-  const std::vector<float> &ImgA = P.ImgA, &ImgB = P.ImgB, &Mask = P.Mask;
-  const std::vector<double> &Ref = P.Ref;
   hlbench::init();
-  hlbench::Image HA(ImgA, hlbench::planar(S.W, S.H, 3));
-  hlbench::Image HB(ImgB, hlbench::planar(S.W, S.H, 3));
-  hlbench::Image HMask(Mask, hlbench::planar(S.W, S.H));
-  hlbench::Image HOut(size_t(S.elements()), hlbench::planar(S.W, S.H, 3));
+  hlbench::Image HA(P.ImgA, hlbench::planar(P.S.W, P.S.H, 3));
+  hlbench::Image HB(P.ImgB, hlbench::planar(P.S.W, P.S.H, 3));
+  hlbench::Image HMask(P.Mask, hlbench::planar(P.S.W, P.S.H));
+  hlbench::Image HOut(size_t(P.S.elements()), hlbench::planar(P.S.W, P.S.H, 3));
   harness::Result Res = hlbench::measure(
-      A, [&] { HOut.poison(); },
+      P.A, [&] { HOut.poison(); },
       [&] {
         hlbench::check(pyramid(HA.raw(), HB.raw(), HMask.raw(), HOut.raw()),
                        "pyramid");
       },
       [&] {
-        return harness::compareFloat(HOut.download(), Ref,
+        return harness::compareFloat(HOut.download(), P.Ref,
                                      harness::Everywhere(), kTolerance);
       });
-  return harness::report(A, Res, bytesMoved(S));
+  return harness::report(P.A, Res, bytesMoved(P.S));
 }

@@ -102,7 +102,10 @@ struct RefImage {
 /// that a pipeline allocating its intermediates with cudaMallocAsync on
 /// every run (as the samples do: buffers allocated and freed around their
 /// block are provably dead after it, which lets a rewrite keep them on chip)
-/// reuses them without asking the driver again.
+/// reuses them without asking the driver again. Such intermediates cannot be
+/// poisoned before a run: a stage, or a rewrite, that reads a point nobody
+/// wrote reads stale pool memory instead of NaN, and the output check is
+/// what catches the wrong values that follows.
 inline void keepPoolMemory() {
   int Device = 0;
   cudaMemPool_t Pool;

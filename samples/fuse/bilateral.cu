@@ -424,10 +424,6 @@ int main(int argc, char **argv) {
   const std::vector<float> In = image::randomImage(R, S);
   const std::vector<double> Ref = referenceBilateralGrid(In, S.W, S.H);
 
-  // The intermediates are allocated inside runBilateralGrid, so that the fuse
-  // pass can prove them dead after its block. They are not poisoned, so a
-  // rewrite that reads a value it did not compute reads stale pool memory
-  // instead of NaN; the output check still catches wrong values.
   image::keepPoolMemory();
   harness::DeviceArray<float> DIn(In), DOut(In.size());
   harness::Result Res = image::measureAgainst(

@@ -792,26 +792,18 @@ Problem setUp(int argc, char **argv) {
 #ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   const Problem P = setUp(argc, argv);
-  const harness::Args &A = P.A;
-  const image::Size &S = P.S;
-  const int OW = outputWidth(S.W), OH = outputHeight(S.H);
-  const std::vector<float> &Raw = P.Raw, &Matrix = P.Matrix, &Curve = P.Curve;
+  const int OW = outputWidth(P.S.W), OH = outputHeight(P.S.H);
   HARNESS_CHECK(
-      cudaMemcpyToSymbol(kColorMatrix, Matrix.data(), sizeof(kColorMatrix)));
+      cudaMemcpyToSymbol(kColorMatrix, P.Matrix.data(), sizeof(kColorMatrix)));
   HARNESS_CHECK(
-      cudaMemcpyToSymbol(kToneCurve, Curve.data(), sizeof(kToneCurve)));
-  const std::vector<double> &Ref = P.Ref;
+      cudaMemcpyToSymbol(kToneCurve, P.Curve.data(), sizeof(kToneCurve)));
 
-  // The intermediates are allocated inside runCameraPipe, so that the fuse pass
-  // can prove them dead after its block. They are not poisoned, so a rewrite
-  // that reads a value it did not compute reads stale pool memory instead of
-  // NaN; the output check still catches wrong values.
   image::keepPoolMemory();
-  harness::DeviceArray<float> DRaw(Raw), DOut(size_t(OW) * OH * 3);
+  harness::DeviceArray<float> DRaw(P.Raw), DOut(size_t(OW) * OH * 3);
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
-      [&] { runCameraPipe(DRaw.data(), DOut.data(), S.W, S.H); });
+      P.A, DOut, P.Ref, kTolerance, [&] { DOut.poison(); },
+      [&] { runCameraPipe(DRaw.data(), DOut.data(), P.S.W, P.S.H); });
   // The raw mosaic read once, the output written once.
-  return harness::report(A, Res, double(DRaw.bytes() + DOut.bytes()));
+  return harness::report(P.A, Res, double(DRaw.bytes() + DOut.bytes()));
 }
 #endif

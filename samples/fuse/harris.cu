@@ -326,10 +326,6 @@ int main(int argc, char **argv) {
   harness::Rng R(A.Seed);
   const std::vector<float> In = image::randomImage(R, S);
   const std::vector<double> Ref = referenceHarris(In, S);
-  // The intermediates are allocated inside runPipeline, so that the fuse pass
-  // can prove them dead after its block. They are not poisoned, so a stage, or
-  // a rewrite, that reads a point its producer did not write reads stale pool
-  // memory instead of NaN; the output check still catches wrong values.
   image::keepPoolMemory();
   harness::DeviceArray<float> DIn(In), DOut(In.size());
   harness::Result Res = harness::measure(

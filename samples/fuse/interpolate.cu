@@ -526,20 +526,12 @@ Problem setUp(int argc, char **argv) {
 #ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   const Problem P = setUp(argc, argv);
-  const harness::Args &A = P.A;
-  const image::Size &S = P.S;
-  const std::vector<float> &In = P.In;
-  const std::vector<double> &Ref = P.Ref;
 
-  // The intermediates are allocated inside launchInterpolate, so that the fuse
-  // pass can prove them dead after its block. They are not poisoned, so a
-  // rewrite that reads a value it did not compute reads stale pool memory
-  // instead of NaN; the output check still catches wrong values.
   image::keepPoolMemory();
-  harness::DeviceArray<float> DIn(In), DOut(size_t(S.pixels()) * 3);
+  harness::DeviceArray<float> DIn(P.In), DOut(size_t(P.S.pixels()) * 3);
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
-      [&] { launchInterpolate(DIn.data(), DOut.data(), S.W, S.H); });
-  return harness::report(A, Res, bytesMoved(S));
+      P.A, DOut, P.Ref, kTolerance, [&] { DOut.poison(); },
+      [&] { launchInterpolate(DIn.data(), DOut.data(), P.S.W, P.S.H); });
+  return harness::report(P.A, Res, bytesMoved(P.S));
 }
 #endif

@@ -555,24 +555,16 @@ Problem setUp(int argc, char **argv) {
 #ifndef FUSE_SAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   const Problem P = setUp(argc, argv);
-  const harness::Args &A = P.A;
-  const image::Size &S = P.S;
-  const std::vector<float> &ImgA = P.ImgA, &ImgB = P.ImgB, &Mask = P.Mask;
-  const std::vector<double> &Ref = P.Ref;
 
-  // The intermediates are allocated inside launchPyramidBlend, so that the fuse
-  // pass can prove them dead after its block. They are not poisoned, so a
-  // rewrite that reads a value it did not compute reads stale pool memory
-  // instead of NaN; the output check still catches wrong values.
   image::keepPoolMemory();
-  harness::DeviceArray<float> DImgA(ImgA), DImgB(ImgB), DMask(Mask),
-      DOut(size_t(S.elements()));
+  harness::DeviceArray<float> DImgA(P.ImgA), DImgB(P.ImgB), DMask(P.Mask),
+      DOut(size_t(P.S.elements()));
   harness::Result Res = image::measureAgainst(
-      A, DOut, Ref, kTolerance, [&] { DOut.poison(); },
+      P.A, DOut, P.Ref, kTolerance, [&] { DOut.poison(); },
       [&] {
         launchPyramidBlend(DImgA.data(), DImgB.data(), DMask.data(),
-                           DOut.data(), S.W, S.H);
+                           DOut.data(), P.S.W, P.S.H);
       });
-  return harness::report(A, Res, bytesMoved(S));
+  return harness::report(P.A, Res, bytesMoved(P.S));
 }
 #endif
