@@ -304,8 +304,7 @@ private:
     if (C.Clamped) {
       std::string Clamp =
           C.ClampFunction + "(" + V + ", " + C.Lo + ", " + C.Hi + ")";
-      // Inlined stages have no Interior form: they keep their clamps.
-      V = Unclamped.count(C.ClampCall) && !S.Inlined
+      V = Unclamped.count(C.ClampCall)
               ? "(Interior ? " + V + " : " + Clamp + ")"
               : Clamp;
     }
@@ -328,6 +327,10 @@ private:
     std::vector<TextEdit> Reads, Edits;
     // The prologue's coordinate declarations go: they are parameters now.
     std::vector<std::string> Params;
+    // An inlined stage takes the reader's Interior as an argument: its
+    // lambda is called from both forms of the reader.
+    if (S.Inlined)
+      Params.push_back("bool Interior");
     for (unsigned D = 0; D != 3; ++D) {
       const VarDecl *V = S.Access.CoordinateVar[D];
       if (!V)
@@ -481,7 +484,7 @@ private:
             return false;
     }
     if (const auto *Call = dyn_cast<CallExpr>(St);
-        Call && Unclamped.count(Call) && !S.Inlined) {
+        Call && Unclamped.count(Call)) {
       unsigned Begin, End, ArgBegin, ArgEnd;
       if (!offsets(Call->getSourceRange(), Begin, End) ||
           !offsets(Call->getArg(0)->getSourceRange(), ArgBegin, ArgEnd))
@@ -504,10 +507,11 @@ private:
           unsigned Begin, End;
           if (!offsets(ASE->getSourceRange(), Begin, End))
             return false;
-          Reads.push_back({Begin, End,
-                           (B->Inlined ? valueArg(P) : tileArg(P)) + "(" +
-                               coordinate(S, R->Coordinates[0], 0) + ", " +
-                               coordinate(S, R->Coordinates[1], 1) + ")"});
+          Reads.push_back(
+              {Begin, End,
+               (B->Inlined ? valueArg(P) + "(Interior, " : tileArg(P) + "(") +
+                   coordinate(S, R->Coordinates[0], 0) + ", " +
+                   coordinate(S, R->Coordinates[1], 1) + ")"});
         }
       }
     bool ChildInExpr = isa<Expr>(St);
@@ -698,16 +702,20 @@ private:
       return plus(param(S.ArgText[I]).Name, V->Constant);
     };
     for (const FuseStage &S : G.Stages) {
-      if (!S.Needed || S.Inlined)
+      if (!S.Needed)
         continue;
       for (unsigned D : {0u, 1u}) {
         std::string Origin = D ? "y0" : "x0";
         int64_t Extent = D ? int64_t(T.Rows) : int64_t(T.width());
         int64_t First = S.RegionLo[D], Last = Extent - 1 + S.RegionHi[D];
-        Add(Origin, First, ">=", "0");
-        Add(Origin, Last, "<", D ? "extentY" : "extentX");
+        // An inlined stage has no loop and no guards (its readers read only
+        // points it writes): only its clamps matter.
+        if (!S.Inlined) {
+          Add(Origin, First, ">=", "0");
+          Add(Origin, Last, "<", D ? "extentY" : "extentX");
+        }
         for (const StageBound &B : S.Access.Bounds) {
-          if (B.Axis != D)
+          if (B.Axis != D || S.Inlined)
             continue;
           std::optional<std::string> L = Bound(S, B.LimitValue);
           if (!L)
@@ -782,8 +790,8 @@ private:
             !llvm::is_contained(Readers, G.Stages[C].Kernel->getNameAsString()))
           Readers.push_back(G.Stages[C].Kernel->getNameAsString());
     return llvm::formatv("  // {0}, computed where {1} read{2} it.\n"
-                         "  const auto {3} = [&](int x, int y) {{\n"
-                         "    return {4}({5});\n  };\n",
+                         "  const auto {3} = [&](bool interior, int x, int y) "
+                         "{{\n    return {4}(interior, {5});\n  };\n",
                          S.Kernel->getNameAsString(), llvm::join(Readers, ", "),
                          Readers.size() == 1 ? "s" : "",
                          valueName(writtenBy(I)), pointName(I),

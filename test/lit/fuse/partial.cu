@@ -74,14 +74,17 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
 // 'scale' is point-wise and read only by the group: computed where it is
 // read, without its guard, and without a tile.
 // CHECK:      namespace fused_scale_to_rightInside {
-// CHECK:      __device__ __forceinline__ float scale_at(int x, int y, const float *in,
-// CHECK-NEXT:                                           float *out, int W, int H) {
+// CHECK:      __device__ __forceinline__ float scale_at(bool Interior, int x, int y,
+// CHECK-NEXT:                                           const float *in, float *out, int W,
+// CHECK-NEXT:                                           int H) {
 // CHECK-NEXT:   return 2.f * in[y * W + x];
 // CHECK-NEXT: }
 // CHECK:      template <bool Interior, typename in_At>
-// CHECK:        out[y * W + x] = in_at(x + 1, y);
+// CHECK:        out[y * W + x] = in_at(Interior, x + 1, y);
 // CHECK-NOT:  __shared__
-// CHECK:        const auto a_at = [&](int x, int y) { return scale_at(x, y, in, a, W, H); };
+// CHECK:        const auto a_at = [&](bool interior, int x, int y) {
+// CHECK-NEXT:     return scale_at(interior, x, y, in, a, W, H);
+// CHECK-NEXT:   };
 // CHECK-NEXT:   // rightInside over the warp's tile.
 // CHECK:            rightInside_point<true>(x, y, a, b, W, H, a_at);
 // CHECK:        if (!(extentX >= W && extentY >= H))
