@@ -1,6 +1,7 @@
 //===- FuseCodeGen.cpp - Fused kernels for groups of stages ---------------===//
 
 #include "rewriters/fuse/FuseCodeGen.h"
+#include "rewriters/fuse/HybridTiles.h"
 #include "rewriters/common/SourceLines.h"
 
 #include "clang/AST/Expr.h"
@@ -39,6 +40,18 @@ TileShape tileOf(const FuseGroup &G, const FuseBuffer &B, const FuseTile &T) {
   return S;
 }
 
+/// The size of \p B's elements.
+unsigned elementBytes(const FuseGroup &G, const FuseBuffer &B,
+                      ASTContext &Ctx) {
+  const FuseStage &P = G.Stages[B.Producer];
+  for (const ParmVarDecl *Param : P.Kernel->parameters())
+    if (P.ArgText[Param->getFunctionScopeIndex()] == B.Name)
+      return unsigned(
+          Ctx.getTypeSizeInChars(Param->getType()->getPointeeType())
+              .getQuantity());
+  return 4;
+}
+
 /// `v + k` for a constant k, as a C++ expression.
 std::string plus(const std::string &V, int64_t K) {
   if (K == 0)
@@ -68,6 +81,18 @@ public:
     FuseCode Code;
     collectParams();
     findUnclamped();
+    Hybrid = planHybridTiles(
+        G, T.RegisterChunks, T.Rows,
+        [&](const FuseStage &S, const std::optional<ParamPlusConstant> &V) {
+          return boundText(S, V);
+        });
+    for (const FuseBuffer *B : Hybrid.InRegisters)
+      Code.InRegisters.push_back(B->Name);
+    Code.KeptShared = Hybrid.Kept;
+    for (const FuseBuffer &B : G.Written)
+      if (B.OnChip && !B.Inlined)
+        Code.SharedBytesPerWarp += unsigned(shape(B).Width * shape(B).Height) *
+                                   elementBytes(G, B, Ctx);
     std::string Stages;
     for (unsigned I = 0; I != G.Stages.size(); ++I) {
       if (!G.Stages[I].Needed)
@@ -85,10 +110,16 @@ public:
     std::string OnChip;
     for (const FuseBuffer &B : G.Written)
       if (B.OnChip && !B.Inlined) {
-        TileShape S = tileOf(G, B, T);
-        OnChip += llvm::formatv("{0}{1} {2} x {3}{4}",
-                                OnChip.empty() ? "" : ", ", B.Name, S.Width,
-                                S.Height, B.Global ? " (also stored)" : "");
+        TileShape S = shape(B);
+        OnChip += llvm::formatv(
+            "{0}{1} {2} x {3}{4}{5}", OnChip.empty() ? "" : ", ", B.Name,
+            S.Width, S.Height,
+            Hybrid.inRegisters(&B)
+                ? llvm::formatv(" and {0} x 32 x {1} in registers",
+                                Hybrid.Chunks, S.Height)
+                      .str()
+                : "",
+            B.Global ? " (also stored)" : "");
       }
     Code.Definitions =
         llvm::formatv(
@@ -359,8 +390,15 @@ private:
                          valueArg(P));
         continue;
       }
+      if (Hybrid.inRegisters(B)) {
+        // A shared tile, a register slot, or the gathered register points.
+        std::string Type = P->getNameAsString() + "_Tile";
+        Templates.push_back("typename " + Type);
+        Params.push_back(Type + " " + tileArg(P));
+        continue;
+      }
       Params.push_back(llvm::formatv("cuda_rewrite::fuse::Tile<{0}, {1}> {2}",
-                                     B->ElementType, tileOf(G, *B, T).Width,
+                                     B->ElementType, shape(*B).Width,
                                      tileArg(P)));
     }
     for (const Stmt *St : cast<CompoundStmt>(K->getBody())->body()) {
@@ -595,14 +633,13 @@ private:
   //===-- The kernel and the launcher
   //--------------------------------------===//
 
-  std::string stageLoop(unsigned I) {
+  /// Stage \p I's arguments at the kernel's (x, y, z); \p Views replaces
+  /// the kernel's tile or value of a buffer.
+  std::vector<std::string>
+  callArgs(unsigned I,
+           const std::map<const FuseBuffer *, std::string> &Views = {}) {
     const FuseStage &S = G.Stages[I];
-    int64_t W = int64_t(T.width()) + S.RegionHi[0] - S.RegionLo[0];
-    int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
-    std::vector<std::string> Args;
-    for (unsigned D = 0; D != 3; ++D)
-      if (S.Access.CoordinateVar[D])
-        Args.push_back(AxisName[D]);
+    std::vector<std::string> Args = pointArgs(I);
     if (S.NeedsOwn)
       Args.push_back(
           "x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH");
@@ -610,34 +647,205 @@ private:
       Args.push_back(param(A).Name);
     for (const ParmVarDecl *P : S.Kernel->parameters())
       if (const FuseBuffer *B = bufferOf(S, P);
-          B && B->OnChip && !(B->Inlined && B->Producer == I))
-        Args.push_back(B->Inlined ? valueName(*B) : tileName(*B));
-    bool Global = false;
-    for (const FuseBuffer &B : G.Written)
-      if (B.Producer == I)
-        Global |= B.Global;
-    std::string What =
-        Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
-                S.RegionHi[0] == 0 && S.RegionHi[1] == 0
-            ? "over the warp's tile"
-            : llvm::formatv(
-                  "over columns x0 + [{0}, {1}), rows y0 + [{2}, {3})",
-                  S.RegionLo[0], T.width() + S.RegionHi[0], S.RegionLo[1],
-                  T.Rows + S.RegionHi[1])
-                  .str();
+          B && B->OnChip && !(B->Inlined && B->Producer == I)) {
+        auto View = Views.find(B);
+        Args.push_back(View != Views.end() ? View->second
+                       : B->Inlined        ? valueName(*B)
+                                           : tileName(*B));
+      }
+    return Args;
+  }
+
+  /// `if (interior) f<true>(..); else if (inside) f<false>(..);`
+  std::string pointCalls(unsigned I, const std::vector<std::string> &Args,
+                         const std::string &Indent) {
+    return llvm::formatv("{0}if (interior)\n"
+                         "{0}  {1}<true>({2});\n"
+                         "{0}else if (x >= 0 && y >= 0 && x < extentX && y < "
+                         "extentY)\n"
+                         "{0}  {1}<false>({2});\n",
+                         Indent, pointName(I), llvm::join(Args, ", "))
+        .str();
+  }
+
+  /// Stage \p I over columns x0 + [ColumnLo, ColumnLo + Width) of its rows,
+  /// lanes taking consecutive points.
+  std::string linearLoop(unsigned I, int64_t ColumnLo, int64_t Width,
+                         const std::string &What) {
+    const FuseStage &S = G.Stages[I];
+    int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
     return llvm::formatv(
                "  // {0} {1}.\n"
                "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
                "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
-               "    if (interior)\n"
-               "      {7}<true>({6});\n"
-               "    else if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
-               "      {7}<false>({6});\n"
+               "{6}"
                "  }\n",
-               S.Kernel->getNameAsString(), What, W, H,
-               plus("x0", S.RegionLo[0]), plus("y0", S.RegionLo[1]),
-               llvm::join(Args, ", "), pointName(I))
+               S.Kernel->getNameAsString(), What, Width, H,
+               plus("x0", ColumnLo), plus("y0", S.RegionLo[1]),
+               pointCalls(I, callArgs(I), "    "))
         .str();
+  }
+
+  std::string stageLoop(unsigned I) {
+    const FuseStage &S = G.Stages[I];
+    int64_t W = int64_t(T.width()) + S.RegionHi[0] - S.RegionLo[0];
+    auto Rows = [&](int64_t Lo, int64_t Hi) {
+      return llvm::formatv("columns x0 + [{0}, {1}), rows y0 + [{2}, {3})", Lo,
+                           Hi, S.RegionLo[1], T.Rows + S.RegionHi[1])
+          .str();
+    };
+    if (Hybrid.splits(G, I)) {
+      int64_t Split = registerBase(I);
+      std::string Loops;
+      if (Split > S.RegionLo[0])
+        Loops += linearLoop(I, S.RegionLo[0], Split - S.RegionLo[0],
+                            "over " + Rows(S.RegionLo[0], Split) +
+                                " (shared memory part)");
+      return Loops + registerLoop(I);
+    }
+    bool Global = false;
+    for (const FuseBuffer &B : G.Written)
+      if (B.Producer == I)
+        Global |= B.Global;
+    std::string What = Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
+                               S.RegionHi[0] == 0 && S.RegionHi[1] == 0
+                           ? "over the warp's tile"
+                           : "over " + Rows(S.RegionLo[0],
+                                            T.width() + S.RegionHi[0]);
+    return linearLoop(I, S.RegionLo[0], W, What);
+  }
+
+  //===-- Hybrid tiling ---------------------------------------------------===//
+
+  /// Where stage \p I's register chunks start, from x0: parallelograms
+  /// follow the right edge of its region.
+  int64_t registerBase(unsigned I) const {
+    return int64_t(T.width()) - 32 * int64_t(Hybrid.Chunks) +
+           G.Stages[I].RegionHi[0];
+  }
+
+  std::string regsName(const FuseBuffer &B) {
+    return param(B.Name).Name + "_regs";
+  }
+
+  /// The inlined stages stage \p I reads, directly or through others.
+  void inlinedReadBy(unsigned I, std::set<unsigned> &Out) {
+    const FuseStage &S = G.Stages[I];
+    for (const ParmVarDecl *P : S.Kernel->parameters())
+      if (const FuseBuffer *B = bufferOf(S, P);
+          B && B->Inlined && B->Producer != I && Out.insert(B->Producer).second)
+        inlinedReadBy(B->Producer, Out);
+  }
+
+  /// Gathers the register points stage \p I reads at (x, y) into one
+  /// Gathered view per register buffer, named in \p Views.
+  std::string gather(unsigned I,
+                     std::map<const FuseBuffer *, std::string> &Views) {
+    auto It = Hybrid.Sources.find(I);
+    if (It == Hybrid.Sources.end() || It->second.empty())
+      return "";
+    const std::vector<RegisterSource> &Sources = It->second;
+    std::map<const FuseBuffer *, unsigned> Count;
+    for (const RegisterSource &Src : Sources)
+      ++Count[Src.Buffer];
+    std::string Decls, Interior, Border;
+    for (const auto &[B, N] : Count) {
+      Views[B] = param(B->Name).Name + "_read";
+      Decls += llvm::formatv(
+          "      cuda_rewrite::fuse::Gathered<{0}, {1}> {2};\n",
+          B->ElementType, N, Views[B]);
+    }
+    std::map<const FuseBuffer *, unsigned> Next;
+    const FuseStage &C = G.Stages[I];
+    for (const RegisterSource &Src : Sources) {
+      const FuseBuffer &B = *Src.Buffer;
+      const FuseStage &P = G.Stages[B.Producer];
+      unsigned N = Next[&B]++;
+      int64_t Lag = P.RegionHi[0] - C.RegionHi[0];
+      int64_t RowShift = C.RegionLo[1] - P.RegionLo[1];
+      std::string X = plus("x", Src.offset(0)), Y = plus("y", Src.offset(1));
+      Interior += llvm::formatv(
+          "        {0}.set({1}, {2}, {3},\n"
+          "                cuda_rewrite::fuse::registerRead({4}, j, {5}, {6}, "
+          "lane, {7}, {2}, {3}));\n",
+          Views[&B], N, X, Y, regsName(B), plus("r", RowShift + Src.offset(1)),
+          Src.offset(0) - Lag, tileName(B));
+      Border += llvm::formatv(
+          "        {{\n"
+          "          const int sx = {0}, sy = {1};\n"
+          "          {2}.set({3}, sx, sy,\n"
+          "                  cuda_rewrite::fuse::registerReadAt<{4}>({5}, j, "
+          "{6}, {7}, {8}, {9}, sx, sy));\n"
+          "        }\n",
+          Src.text(0, "x"), Src.text(1, "y"), Views[&B], N,
+          Src.highest(1) - Src.lowest(1), regsName(B),
+          plus("r", RowShift + Src.lowest(1)),
+          plus("x0", registerBase(B.Producer)), plus("y0", P.RegionLo[1]),
+          tileName(B));
+    }
+    return Decls + "      if (interior) {\n" + Interior +
+           "      } else {\n" + Border + "      }\n";
+  }
+
+  /// Stage \p I over its register chunks, the loops unrolled so that every
+  /// register index is a constant and every lane takes part in every
+  /// shuffle.
+  std::string registerLoop(unsigned I) {
+    const FuseStage &S = G.Stages[I];
+    int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
+    int64_t Base = registerBase(I);
+    std::map<const FuseBuffer *, std::string> Views;
+    std::string Body = gather(I, Views);
+    // Inlined stages it reads that read register points take the gathered
+    // views: their lambdas are defined again here, hiding the kernel's.
+    std::set<unsigned> Inlined;
+    inlinedReadBy(I, Inlined);
+    for (unsigned K : Inlined)
+      if (readsRegisters(K))
+        Body += indented(valueLambda(K, Views), "    ");
+    for (const FuseBuffer &B : G.Written)
+      if (B.Producer == I && Hybrid.inRegisters(&B)) {
+        Views[&B] = param(B.Name).Name + "_slot";
+        Body += llvm::formatv(
+            "      const cuda_rewrite::fuse::Slot<{0}> {1}{{{2}[j][r]};\n",
+            B.ElementType, Views[&B], regsName(B));
+      }
+    Body += pointCalls(I, callArgs(I, Views), "      ");
+    return llvm::formatv(
+               "  // {0} over columns x0 + [{1}, {2}), rows y0 + [{3}, {4}) in "
+               "registers:\n"
+               "  // lane l of chunk j is column x0 + {1} + 32 * j + l "
+               "(hybrid tiling).\n"
+               "#pragma unroll\n"
+               "  for (int j = 0; j < kChunks; ++j) {{\n"
+               "#pragma unroll\n"
+               "    for (int r = 0; r < {5}; ++r) {{\n"
+               "      const int x = {6} + 32 * j + lane, y = {7} + r;\n"
+               "{8}"
+               "    }\n"
+               "  }\n",
+               S.Kernel->getNameAsString(), Base,
+               Base + 32 * int64_t(Hybrid.Chunks), S.RegionLo[1],
+               T.Rows + S.RegionHi[1], H, plus("x0", Base),
+               plus("y0", S.RegionLo[1]), Body)
+        .str();
+  }
+
+  /// Whether inlined stage \p K reads a register buffer, directly or
+  /// through other inlined stages.
+  bool readsRegisters(unsigned K) {
+    return llvm::any_of(tilesRead(K), [&](const FuseBuffer *B) {
+      return Hybrid.inRegisters(B);
+    });
+  }
+
+  static std::string indented(const std::string &Text,
+                              const std::string &Indent) {
+    std::string Out;
+    for (llvm::StringRef Line : llvm::split(llvm::StringRef(Text).rtrim('\n'),
+                                            '\n'))
+      Out += (Line.empty() ? "" : Indent + Line.str()) + "\n";
+    return Out;
   }
 
   std::string tileName(const FuseBuffer &B) {
@@ -690,16 +898,8 @@ private:
             Op == ">=" ? std::min(It->second, K) : std::max(It->second, K);
     };
     auto Bound = [&](const FuseStage &S,
-                     const std::optional<ParamPlusConstant> &V)
-        -> std::optional<std::string> {
-      if (!V)
-        return std::nullopt;
-      if (!V->Param)
-        return std::to_string(V->Constant);
-      unsigned I = V->Param->getFunctionScopeIndex();
-      if (I >= S.ArgText.size())
-        return std::nullopt;
-      return plus(param(S.ArgText[I]).Name, V->Constant);
+                     const std::optional<ParamPlusConstant> &V) {
+      return boundText(S, V);
     };
     for (const FuseStage &S : G.Stages) {
       if (!S.Needed)
@@ -744,6 +944,29 @@ private:
            llvm::join(Conditions, " && ") + ";\n";
   }
 
+  /// A bound of stage \p S (a parameter plus a constant) in the kernel's
+  /// names.
+  std::optional<std::string>
+  boundText(const FuseStage &S, const std::optional<ParamPlusConstant> &V) {
+    if (!V)
+      return std::nullopt;
+    if (!V->Param)
+      return std::to_string(V->Constant);
+    unsigned I = V->Param->getFunctionScopeIndex();
+    if (I >= S.ArgText.size())
+      return std::nullopt;
+    return plus(param(S.ArgText[I]).Name, V->Constant);
+  }
+
+  /// The shared part of \p B's tile: all of it, or what the register
+  /// chunks leave.
+  TileShape shape(const FuseBuffer &B) const {
+    TileShape S = tileOf(G, B, T);
+    if (Hybrid.inRegisters(&B))
+      S.Width -= 32 * int64_t(Hybrid.Chunks);
+    return S;
+  }
+
   /// The clamps an interior warp skips: those of reads at the point's own
   /// coordinate plus a constant, whose bounds are parameters plus
   /// constants.
@@ -773,15 +996,11 @@ private:
   }
 
   /// `const auto Ixx_at = [&](int x, int y) { return productXX_at(..); };`
-  std::string valueLambda(unsigned I) {
+  std::string
+  valueLambda(unsigned I,
+              const std::map<const FuseBuffer *, std::string> &Views = {}) {
     const FuseStage &S = G.Stages[I];
-    std::vector<std::string> Args = pointArgs(I);
-    for (const std::string &A : S.ArgText)
-      Args.push_back(param(A).Name);
-    for (const ParmVarDecl *P : S.Kernel->parameters())
-      if (const FuseBuffer *B = bufferOf(S, P);
-          B && B->OnChip && B->Producer != I)
-        Args.push_back(B->Inlined ? valueName(*B) : tileName(*B));
+    std::vector<std::string> Args = callArgs(I, Views);
     std::vector<std::string> Readers;
     for (unsigned C = I + 1; C != G.Stages.size(); ++C)
       for (const ParmVarDecl *P : G.Stages[C].Kernel->parameters())
@@ -804,14 +1023,20 @@ private:
     for (const FuseBuffer &B : G.Written) {
       if (!B.OnChip || B.Inlined)
         continue;
-      TileShape S = tileOf(G, B, T);
+      TileShape S = shape(B);
       std::string N = param(B.Name).Name;
-      Tiles += llvm::formatv("  __shared__ {0} {1}_tiles[kWarps][{2} * {3}];\n",
-                             B.ElementType, N, S.Height, S.Width);
+      if (S.Width > 0)
+        Tiles +=
+            llvm::formatv("  __shared__ {0} {1}_tiles[kWarps][{2} * {3}];\n",
+                          B.ElementType, N, S.Height, S.Width);
+      if (Hybrid.inRegisters(&B))
+        Tiles += llvm::formatv("  {0} {1}[kChunks][{2}];\n", B.ElementType,
+                               regsName(B), S.Height);
       Views += llvm::formatv("  const cuda_rewrite::fuse::Tile<{0}, {1}> "
-                             "{2}_tile{{{2}_tiles[warp], {3}, {4}};\n",
-                             B.ElementType, S.Width, N, plus("x0", S.Lo[0]),
-                             plus("y0", S.Lo[1]));
+                             "{2}_tile{{{3}, {4}, {5}};\n",
+                             B.ElementType, S.Width, N,
+                             S.Width > 0 ? N + "_tiles[warp]" : "nullptr",
+                             plus("x0", S.Lo[0]), plus("y0", S.Lo[1]));
     }
     std::string Z;
     if (G.Stages.front().Access.CoordinateVar[2])
@@ -844,14 +1069,17 @@ private:
                "__global__ void __launch_bounds__({0}) kernel({1}, int "
                "extentX, "
                "int extentY) {{\n"
-               "  constexpr int kTileW = {2}, kTileH = {3}, kWarps = {4};\n"
+               "  constexpr int kTileW = {2}, kTileH = {3}, kWarps = {4}{10};\n"
                "{5}"
                "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n"
                "  const int x0 = blockIdx.x * kTileW;\n"
                "  const int y0 = (blockIdx.y * kWarps + warp) * kTileH;\n"
                "{6}{7}{9}\n{8}}\n",
                32 * T.Warps, declaredParams(), T.width(), T.Rows, T.Warps,
-               Tiles, Z, Views, Body, interiorFlag())
+               Tiles, Z, Views, Body, interiorFlag(),
+               Hybrid.InRegisters.empty()
+                   ? ""
+                   : ", kChunks = " + std::to_string(Hybrid.Chunks))
         .str();
   }
 
@@ -922,6 +1150,7 @@ private:
   std::map<std::string, unsigned> Param;
   std::vector<const DeclStmt *> CoordinateDecls, LocalDecls;
   std::set<const CallExpr *> Unclamped;
+  HybridPlan Hybrid;
   std::string Why;
 };
 
@@ -933,15 +1162,7 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
   for (const FuseBuffer &B : G.Written)
     if (B.OnChip && !B.Inlined) {
       TileShape S = tileOf(G, B, T);
-      unsigned Element = 4;
-      if (const auto *P = G.Stages[B.Producer].Kernel)
-        for (const ParmVarDecl *Param : P->parameters())
-          if (G.Stages[B.Producer].ArgText[Param->getFunctionScopeIndex()] ==
-              B.Name)
-            Element = unsigned(
-                Ctx.getTypeSizeInChars(Param->getType()->getPointeeType())
-                    .getQuantity());
-      Bytes += unsigned(S.Width * S.Height) * Element;
+      Bytes += unsigned(S.Width * S.Height) * elementBytes(G, B, Ctx);
     }
   return Bytes;
 }

@@ -24,13 +24,16 @@
 #include "rewriters/fuse/FusePlan.h"
 #include "clang/AST/ASTContext.h"
 #include <string>
+#include <vector>
 
 namespace cuda_rewrite {
 
 /// The warp's output tile: 32 * LanesX columns (LanesX points per lane
-/// along x), Rows rows; Warps warps per block, stacked along y.
+/// along x), Rows rows; Warps warps per block, stacked along y. The last
+/// RegisterChunks 32-column chunks of each intermediate that allows it live
+/// in registers (hybrid tiling, HybridTiles.h).
 struct FuseTile {
-  unsigned ColumnsPerLane = 1, Rows = 8, Warps = 4;
+  unsigned ColumnsPerLane = 1, Rows = 8, Warps = 4, RegisterChunks = 0;
   unsigned width() const { return 32 * ColumnsPerLane; }
 };
 
@@ -42,6 +45,10 @@ struct FuseCode {
   std::string Definitions; ///< The namespace, to go before the host function.
   std::string Call;        ///< `fused_a_to_b::launch(grid, block, ...)`.
   std::string Why;         ///< Why no code could be generated, if so.
+  unsigned SharedBytesPerWarp = 0;
+  /// Hybrid tiling: the buffers with register chunks, and those kept in
+  /// shared memory only, with why.
+  std::vector<std::string> InRegisters, KeptShared;
 };
 
 /// The code of group \p G, named \p Name, from the block at \p Where.

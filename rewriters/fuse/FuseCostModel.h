@@ -126,12 +126,12 @@ struct CostTerms {
 
   // The figures behind the terms, for remarks and the calibration.
   uint64_t SharedBytesPerWarp = 0, SharedBytesPerBlock = 0;
-  unsigned RegistersPerThread = 0; ///< Before allocation rounding.
-  unsigned BlocksPerSm = 0;        ///< Resident blocks per SM.
-  double Occupancy = 0;            ///< Resident warps / max warps per SM.
-  uint64_t WarpTiles = 0, Blocks = 0; ///< 0 when the extent is unknown.
-  double TransactionsPerTile = 0;     ///< Per warp tile.
-  double ComputedWorkPerTile = 0;     ///< Sum of WorkPerPoint * points.
+  unsigned RegistersPerThread = 0;     ///< Before allocation rounding.
+  unsigned BlocksPerSm = 0;            ///< Resident blocks per SM.
+  double Occupancy = 0;                ///< Resident warps / max warps per SM.
+  uint64_t WarpTiles = 0, Blocks = 0;  ///< 0 when the extent is unknown.
+  double TransactionsPerTile = 0;      ///< Per warp tile.
+  double ComputedWorkPerTile = 0;      ///< Sum of WorkPerPoint * points.
   double MemTime = 0, ComputeTime = 0; ///< Seconds, per warp tile.
 
   static constexpr unsigned NumTerms = 7;
@@ -180,10 +180,10 @@ struct FusionSegment {
 /// an illegal group; a single stage is always a segment (cost +inf if
 /// GroupCost refuses it). Calls GroupCost at most once per (Begin, End).
 /// On ties the partition with the longer last segment wins.
-std::vector<FusionSegment> dpFusion(
-    unsigned NumStages,
-    llvm::function_ref<std::optional<double>(unsigned Begin, unsigned End)>
-        GroupCost);
+std::vector<FusionSegment>
+dpFusion(unsigned NumStages,
+         llvm::function_ref<std::optional<double>(unsigned Begin, unsigned End)>
+             GroupCost);
 
 /// One line for remarks: "tile 64x8, 4 warps, registers 0.5: cost 3.12
 /// (transactions/pt 0.41, occupancy 0.75, ...)".

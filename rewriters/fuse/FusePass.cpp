@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include <cmath>
 #include <set>
 
 using namespace clang;
@@ -61,14 +62,11 @@ public:
     std::optional<FuseTile> Clause;
     if (std::string Bad = tileClause(C, Clause); !Bad.empty())
       return refuse(C, Bad);
-    if (C.Annotation && C.Annotation->clause("hybrid"))
-      Context.Remark.refused(C.Loc, PassId::Fuse,
-                             "hybrid(..) is not implemented yet: tiles stay "
-                             "in shared memory");
+    double Fraction = registerFraction(C);
     std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
                         ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
     for (const FuseGroup &G : Plan.Groups)
-      if (!rewriteGroup(C, G, Clause, Where))
+      if (!rewriteGroup(C, G, Clause, Fraction, Where))
         return false;
     return includeRuntime(C.Loc);
   }
@@ -107,6 +105,19 @@ private:
     return "";
   }
 
+  /// hybrid(f): the fraction of each tile's 32-column chunks kept in
+  /// registers (0 without the clause; the grammar checked 0 <= f <= 1).
+  /// hybrid(auto) is 0 until the cost model chooses it.
+  double registerFraction(const Candidate &C) {
+    const PragmaClause *Clause =
+        C.Annotation ? C.Annotation->clause("hybrid") : nullptr;
+    double F = 0;
+    if (!Clause || Clause->Args[0] == "auto" ||
+        llvm::StringRef(Clause->Args[0]).getAsDouble(F))
+      return 0;
+    return F;
+  }
+
   /// The tile the pass picks: as many rows as the shared memory budget of
   /// a warp allows, up to 16 (fewer rows recompute more of the overlap).
   FuseTile chooseTile(const FuseGroup &G, std::string &Why) {
@@ -125,18 +136,12 @@ private:
   }
 
   bool rewriteGroup(const Candidate &C, const FuseGroup &G,
-                    const std::optional<FuseTile> &Clause,
+                    const std::optional<FuseTile> &Clause, double Fraction,
                     const std::string &Where) {
     std::string Why = "from tile(..)";
     FuseTile T = Clause ? *Clause : chooseTile(G, Why);
-    unsigned Bytes = sharedBytesPerWarp(G, T, Ctx) * T.Warps;
+    T.RegisterChunks = unsigned(std::lround(T.ColumnsPerLane * Fraction));
     SourceLocation First = G.Stages.front().Launch->getBeginLoc();
-    if (Bytes > 48 * 1024)
-      return refuse(C, llvm::formatv("the group of '{0}' needs {1} bytes of "
-                                     "shared memory per block, more than "
-                                     "48 KiB",
-                                     G.Stages.front().Kernel->getNameAsString(),
-                                     Bytes));
     std::string Name = "fused_" + G.Stages.front().Kernel->getNameAsString() +
                        "_to_" + G.Stages.back().Kernel->getNameAsString();
     if (!Names.insert(Name).second)
@@ -145,6 +150,13 @@ private:
     FuseCode Code = generateFusedGroup(G, T, Name, Where, Ctx);
     if (!Code.Why.empty())
       return refuse(C, Code.Why);
+    unsigned Bytes = Code.SharedBytesPerWarp * T.Warps;
+    if (Bytes > 48 * 1024)
+      return refuse(C, llvm::formatv("the group of '{0}' needs {1} bytes of "
+                                     "shared memory per block, more than "
+                                     "48 KiB",
+                                     G.Stages.front().Kernel->getNameAsString(),
+                                     Bytes));
     if (!check(
             Context.Edits.addDefinition(
                 // Keyed by position: groups appear in the block's order.
@@ -167,17 +179,44 @@ private:
                          (B.Global ? " (also stored)" : ""));
     if (!Inlined.empty())
       OnChip.push_back("inlined where read: " + llvm::join(Inlined, ", "));
+    std::string Registers = hybridNote(T, Fraction, Code);
 
     Context.Remark.applied(
         First, PassId::Fuse,
         llvm::formatv("{0} stages ({1}) run as {2}::kernel: warp tile {3} x "
                       "{4}, {5} warps per block, {6} bytes of shared memory "
-                      "per block; on chip: {7}; {8}",
+                      "per block; on chip: {7}{9}; {8}",
                       G.Stages.size(), llvm::join(Stages, ", "), Name,
                       T.width(), T.Rows, T.Warps, Bytes,
                       OnChip.empty() ? "nothing" : llvm::join(OnChip, ", "),
-                      Why));
+                      Why, Registers));
     return true;
+  }
+
+  /// "; in registers: 1 of 2 chunks of 'a' (hybrid tiling); shared memory
+  /// only: 'b': why", or "" without hybrid(..).
+  static std::string hybridNote(const FuseTile &T, double Fraction,
+                                const FuseCode &Code) {
+    if (Fraction == 0)
+      return "";
+    if (T.RegisterChunks == 0)
+      return llvm::formatv("; hybrid({0}) of {1} chunk(s) of 32 columns per "
+                           "tile rounds to none in registers",
+                           Fraction, T.ColumnsPerLane);
+    std::vector<std::string> Names;
+    for (const std::string &N : Code.InRegisters)
+      Names.push_back("'" + N + "'");
+    std::string Note =
+        Names.empty()
+            ? "; in registers: nothing"
+            : llvm::formatv("; in registers (hybrid tiling): {0} of {1} "
+                            "chunks of 32 columns of {2}",
+                            T.RegisterChunks, T.ColumnsPerLane,
+                            llvm::join(Names, ", "))
+                  .str();
+    if (!Code.KeptShared.empty())
+      Note += "; shared memory only: " + llvm::join(Code.KeptShared, "; ");
+    return Note;
   }
 
   /// The group's launches become `if (!launch(..)) { <launches> }`.

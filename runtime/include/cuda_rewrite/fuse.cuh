@@ -8,9 +8,9 @@
 #ifndef CUDA_REWRITE_FUSE_CUH
 #define CUDA_REWRITE_FUSE_CUH
 
+#include <climits>
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include <climits>
 #include <initializer_list>
 
 namespace cuda_rewrite {
@@ -24,7 +24,95 @@ template <typename T, int Width> struct Tile {
   __device__ T &operator()(int X, int Y) const {
     return Data[(Y - Y0) * Width + (X - X0)];
   }
+  /// Whether (X, Y) lies in the tile, of \p Rows rows.
+  __device__ bool contains(int X, int Y, int Rows) const {
+    return X >= X0 && X < X0 + Width && Y >= Y0 && Y < Y0 + Rows;
+  }
 };
+
+//===-- Hybrid tiling (PolyMage-GPU section 5) ---------------------------===//
+//
+// The right chunks of a hybrid tile live in registers: Regs[J][R] of lane L
+// holds the point at column Base + 32 J + L, row Row0 + R. A stage's point
+// in a register chunk first gathers the register points it reads (all lanes
+// together: shuffles need the whole warp), then runs its point function
+// with a Gathered view in place of the tile.
+
+/// Where a stage stores its point of a register chunk.
+template <typename T> struct Slot {
+  T &Value;
+  __device__ T &operator()(int, int) const { return Value; }
+};
+
+/// The register points one point of a stage reads, by their coordinates.
+template <typename T, int N> struct Gathered {
+  int X[N], Y[N];
+  T V[N];
+  __device__ void set(int I, int Xs, int Ys, T Value) {
+    X[I] = Xs;
+    Y[I] = Ys;
+    V[I] = Value;
+  }
+  /// The point at (Xq, Yq): in interior warps both are the point's own
+  /// coordinates plus constants, so the compiler resolves the search.
+  __device__ T operator()(int Xq, int Yq) const {
+    T Value = V[0];
+#pragma unroll
+    for (int I = 1; I < N; ++I)
+      if (Xq == X[I] && Yq == Y[I])
+        Value = V[I];
+    return Value;
+  }
+};
+
+/// The producer's point Shift (-31..0) columns left of this lane's, in
+/// chunk J, row Row, in an interior warp (Figure 7 of seed 000): this lane's
+/// register (type 1), another lane's in the chunk (type 3), in the chunk on
+/// the left (type 4), or the shared part at (X, Y) (type 2). J, Row and Shift
+/// are constants once the loops are unrolled.
+template <typename T, int Chunks, int Rows, typename SharedTile>
+__device__ __forceinline__ T registerRead(const T (&Regs)[Chunks][Rows], int J,
+                                          int Row, int Shift, int Lane,
+                                          const SharedTile &Shared, int X,
+                                          int Y) {
+  if (Shift == 0)
+    return Regs[J][Row];
+  const int Source = (Lane + Shift) & 31;
+  const T Here = __shfl_sync(0xffffffffu, Regs[J][Row], Source);
+  if (J == 0)
+    return Lane + Shift >= 0 ? Here : Shared(X, Y);
+  const T Left =
+      __shfl_sync(0xffffffffu, Regs[J == 0 ? 0 : J - 1][Row], Source);
+  return Lane + Shift >= 0 ? Here : Left;
+}
+
+/// The producer's point at (X, Y) in a border warp, where clamps move the
+/// coordinates: at most one chunk left of chunk J, in rows FirstRow ..
+/// FirstRow + Span of the register tile whose first point is (Column0,
+/// Row0), or in the shared part. Lanes whose point is not computed get a
+/// value they do not use.
+template <int Span, typename T, int Chunks, int Rows, typename SharedTile>
+__device__ __forceinline__ T registerReadAt(const T (&Regs)[Chunks][Rows],
+                                            int J, int FirstRow, int Column0,
+                                            int Row0, const SharedTile &Shared,
+                                            int X, int Y) {
+  const int Offset = X - Column0, Row = Y - Row0;
+  const int Source = Offset & 31;
+  T Value = T();
+#pragma unroll
+  for (int K = 0; K <= Span; ++K) {
+    const T Here = __shfl_sync(0xffffffffu, Regs[J][FirstRow + K], Source);
+    const T Left =
+        J == 0 ? T()
+               : __shfl_sync(0xffffffffu,
+                             Regs[J == 0 ? 0 : J - 1][FirstRow + K], Source);
+    if (Row == FirstRow + K)
+      Value = (Offset >> 5) == J ? Here : Left;
+  }
+  if (Offset < 0 && Shared.contains(X, Y, Rows))
+    Value = Shared(X, Y);
+  return Value;
+}
 
 /// A stage's store to an intermediate that is also read after the fused
 /// kernel: the value goes to the tile, and to global memory where
