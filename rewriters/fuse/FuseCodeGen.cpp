@@ -814,7 +814,7 @@ private:
     return llvm::formatv(
                "  // {0} over columns x0 + [{1}, {2}), rows y0 + [{3}, {4}) in "
                "registers:\n"
-               "  // lane l of chunk j is column x0 + {1} + 32 * j + l "
+               "  // lane l of chunk j is column {6} + 32 * j + l "
                "(hybrid tiling).\n"
                "#pragma unroll\n"
                "  for (int j = 0; j < kChunks; ++j) {{\n"
