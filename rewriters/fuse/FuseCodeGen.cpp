@@ -1,8 +1,8 @@
 //===- FuseCodeGen.cpp - Fused kernels for groups of stages ---------------===//
 
 #include "rewriters/fuse/FuseCodeGen.h"
-#include "rewriters/fuse/HybridTiles.h"
 #include "rewriters/common/SourceLines.h"
+#include "rewriters/fuse/HybridTiles.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/Basic/SourceManager.h"
@@ -46,9 +46,8 @@ unsigned elementBytes(const FuseGroup &G, const FuseBuffer &B,
   const FuseStage &P = G.Stages[B.Producer];
   for (const ParmVarDecl *Param : P.Kernel->parameters())
     if (P.ArgText[Param->getFunctionScopeIndex()] == B.Name)
-      return unsigned(
-          Ctx.getTypeSizeInChars(Param->getType()->getPointeeType())
-              .getQuantity());
+      return unsigned(Ctx.getTypeSizeInChars(Param->getType()->getPointeeType())
+                          .getQuantity());
   return 4;
 }
 
@@ -674,15 +673,14 @@ private:
                          const std::string &What) {
     const FuseStage &S = G.Stages[I];
     int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
-    return llvm::formatv(
-               "  // {0} {1}.\n"
-               "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
-               "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
-               "{6}"
-               "  }\n",
-               S.Kernel->getNameAsString(), What, Width, H,
-               plus("x0", ColumnLo), plus("y0", S.RegionLo[1]),
-               pointCalls(I, callArgs(I), "    "))
+    return llvm::formatv("  // {0} {1}.\n"
+                         "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
+                         "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
+                         "{6}"
+                         "  }\n",
+                         S.Kernel->getNameAsString(), What, Width, H,
+                         plus("x0", ColumnLo), plus("y0", S.RegionLo[1]),
+                         pointCalls(I, callArgs(I), "    "))
         .str();
   }
 
@@ -707,11 +705,11 @@ private:
     for (const FuseBuffer &B : G.Written)
       if (B.Producer == I)
         Global |= B.Global;
-    std::string What = Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
-                               S.RegionHi[0] == 0 && S.RegionHi[1] == 0
-                           ? "over the warp's tile"
-                           : "over " + Rows(S.RegionLo[0],
-                                            T.width() + S.RegionHi[0]);
+    std::string What =
+        Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
+                S.RegionHi[0] == 0 && S.RegionHi[1] == 0
+            ? "over the warp's tile"
+            : "over " + Rows(S.RegionLo[0], T.width() + S.RegionHi[0]);
     return linearLoop(I, S.RegionLo[0], W, What);
   }
 
@@ -751,9 +749,9 @@ private:
     std::string Decls, Interior, Border;
     for (const auto &[B, N] : Count) {
       Views[B] = param(B->Name).Name + "_read";
-      Decls += llvm::formatv(
-          "      cuda_rewrite::fuse::Gathered<{0}, {1}> {2};\n",
-          B->ElementType, N, Views[B]);
+      Decls +=
+          llvm::formatv("      cuda_rewrite::fuse::Gathered<{0}, {1}> {2};\n",
+                        B->ElementType, N, Views[B]);
     }
     std::map<const FuseBuffer *, unsigned> Next;
     const FuseStage &C = G.Stages[I];
@@ -783,8 +781,8 @@ private:
           plus("x0", registerBase(B.Producer)), plus("y0", P.RegionLo[1]),
           tileName(B));
     }
-    return Decls + "      if (interior) {\n" + Interior +
-           "      } else {\n" + Border + "      }\n";
+    return Decls + "      if (interior) {\n" + Interior + "      } else {\n" +
+           Border + "      }\n";
   }
 
   /// Stage \p I over its register chunks, the loops unrolled so that every
@@ -842,8 +840,8 @@ private:
   static std::string indented(const std::string &Text,
                               const std::string &Indent) {
     std::string Out;
-    for (llvm::StringRef Line : llvm::split(llvm::StringRef(Text).rtrim('\n'),
-                                            '\n'))
+    for (llvm::StringRef Line :
+         llvm::split(llvm::StringRef(Text).rtrim('\n'), '\n'))
       Out += (Line.empty() ? "" : Indent + Line.str()) + "\n";
     return Out;
   }

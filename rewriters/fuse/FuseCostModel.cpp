@@ -388,18 +388,16 @@ unsigned CostConfig::registerChunks() const {
 }
 
 CostWeights CostWeights::defaults() {
-  // Placeholders, not measurements: picked by hand so that a toy blur
-  // pair (3-wide reads, y halo 1) gets 32x16 tiles at full occupancy and
-  // a toy harris chain of seven 3x3 stages 8-row tiles (64x8 with half in
-  // registers, 32x8 a close second), near the best of the H100 tile
-  // sweeps in bench/RESULTS.md (17:55: blur 64x8 with 32x16 within 6%,
-  // harris 32x8). Occupancy weighs more than in the paper's table because
-  // its other terms (shared memory and registers left unused, w4 and w5)
-  // would otherwise fill an SM with a single block. Replace them with the
-  // output of bench/experiments/fuse_calibrate.py once there are
-  // measurements.
-  //         t1   t2    t3   t4   t5   t6   t7
-  return {{2.0, 10.0, 0.5, 0.1, 0.1, 3.0, 2.0}};
+  // Calibrated on an H100 (bench/RESULTS.md, 2026-11-21 20:15 entry): 133
+  // measured configurations of the six fused samples (tiles 1..4 chunks x
+  // 1..32 rows, hybrid fractions 0, 0.5, 1), fitted by
+  // bench/experiments/fuse_calibrate.py (non-negative least squares of the
+  // per-sample normalised times). Leave-one-out, the weights fitted on
+  // five samples pick for the sixth a configuration 1.10x slower than its
+  // best (geomean). Load imbalance (t7) is 0 while the extent is unknown at
+  // compile time, so its weight is not fitted.
+  //         t1        t2       t3         t4         t5        t6        t7
+  return {{0.396879, 0.78325, 0.0779073, 0.0217786, 0.339332, 0.258264, 0}};
 }
 
 std::array<double, CostTerms::NumTerms> CostTerms::terms() const {

@@ -5,11 +5,15 @@
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/FuseCodeGen.h"
+#include "rewriters/fuse/FuseCostInput.h"
+#include "rewriters/fuse/FuseCostModel.h"
 #include "rewriters/fuse/FusePlan.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <set>
 
@@ -22,6 +26,9 @@ namespace {
 /// Shared memory a warp's tiles may take when the pass picks the tile: 14
 /// KiB leaves room for 16 warps (a quarter of an SM's) in 228 KiB.
 constexpr unsigned kSharedPerWarp = 14 * 1024;
+
+/// The fused kernels' tiles are static shared memory: 48 KiB per block.
+constexpr unsigned kSharedPerBlock = 48 * 1024;
 
 class FuseRewriter {
 public:
@@ -62,7 +69,7 @@ public:
     std::optional<FuseTile> Clause;
     if (std::string Bad = tileClause(C, Clause); !Bad.empty())
       return refuse(C, Bad);
-    double Fraction = registerFraction(C);
+    std::optional<double> Fraction = registerFraction(C);
     std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
                         ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
     for (const FuseGroup &G : Plan.Groups)
@@ -106,16 +113,80 @@ private:
   }
 
   /// hybrid(f): the fraction of each tile's 32-column chunks kept in
-  /// registers (0 without the clause; the grammar checked 0 <= f <= 1).
-  /// hybrid(auto) is 0 until the cost model chooses it.
-  double registerFraction(const Candidate &C) {
+  /// registers (the grammar checked 0 <= f <= 1); 0 without the clause;
+  /// none for hybrid(auto), where the cost model chooses.
+  std::optional<double> registerFraction(const Candidate &C) {
     const PragmaClause *Clause =
         C.Annotation ? C.Annotation->clause("hybrid") : nullptr;
     double F = 0;
-    if (!Clause || Clause->Args[0] == "auto" ||
+    if (!Clause)
+      return 0.0;
+    if (Clause->Args[0] == "auto" ||
         llvm::StringRef(Clause->Args[0]).getAsDouble(F))
-      return 0;
+      return std::nullopt;
     return F;
+  }
+
+  /// The configuration of \p G: the clauses' where given, else the one of
+  /// least cost under Algorithm 2 (FuseCostModel.h) among the candidates.
+  /// The fused kernels use static shared memory: 48 KiB per block.
+  std::optional<CostChoice> chooseByModel(const FuseGroup &G,
+                                          const std::optional<FuseTile> &Clause,
+                                          std::optional<double> Fraction) {
+    std::vector<CostConfig> Candidates;
+    if (Clause) {
+      // tile(..) fixes the tile; hybrid(auto) leaves the fraction open.
+      for (double F : Fraction ? std::vector<double>{*Fraction}
+                               : std::vector<double>{0, 0.5, 1}) {
+        CostConfig K;
+        K.ColumnsPerLane = Clause->ColumnsPerLane;
+        K.Rows = Clause->Rows;
+        K.Warps = Clause->Warps;
+        K.RegisterFraction = F;
+        if (F == 0 || K.registerChunks() > 0)
+          Candidates.push_back(K);
+      }
+    } else {
+      // Pruned to what the calibration sweep measured and could win:
+      // blocks of 4 warps (tile(..) cannot set others) and tiles of at
+      // most 16 rows (32 never won, and the linear model does not see why:
+      // bench/RESULTS.md, 20:15 entry).
+      for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
+        if (K.Warps == 4 && K.Rows <= 16 &&
+            (!Fraction || K.RegisterFraction == *Fraction))
+          Candidates.push_back(K);
+    }
+    std::vector<CostStage> Stages = costStagesOf(G, Ctx);
+    std::optional<CostChoice> Best =
+        chooseConfig(Stages, ImageExtent(), Context.Gpu,
+                     CostWeights::defaults(), Candidates, kSharedPerBlock);
+    if (!Best && !Candidates.empty())
+      ModelWhy = estimateGroupCost(Stages, ImageExtent(), Candidates.front(),
+                                   Context.Gpu, CostWeights::defaults(),
+                                   kSharedPerBlock)
+                     .Why;
+    return Best;
+  }
+
+  /// For the calibration (bench/experiments/fuse_calibrate.py): where
+  /// CUDA_REWRITE_FUSE_COST_LOG names a file, one CSV line per group with
+  /// the configuration and the model's seven unweighted terms.
+  static void logCost(const std::string &Where, const std::string &Name,
+                      const CostChoice &Choice) {
+    std::optional<std::string> Path =
+        llvm::sys::Process::GetEnv("CUDA_REWRITE_FUSE_COST_LOG");
+    if (!Path)
+      return;
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(*Path, EC, llvm::sys::fs::OF_Append);
+    if (EC)
+      return;
+    const CostConfig &K = Choice.Config;
+    OS << Where << "," << Name << ",tile" << K.ColumnsPerLane << "-" << K.Rows
+       << "-w" << K.Warps << "-f" << K.RegisterFraction;
+    for (double T : Choice.Terms.terms())
+      OS << "," << T;
+    OS << "\n";
   }
 
   /// The tile the pass picks: as many rows as the shared memory budget of
@@ -136,11 +207,25 @@ private:
   }
 
   bool rewriteGroup(const Candidate &C, const FuseGroup &G,
-                    const std::optional<FuseTile> &Clause, double Fraction,
-                    const std::string &Where) {
-    std::string Why = "from tile(..)";
-    FuseTile T = Clause ? *Clause : chooseTile(G, Why);
-    T.RegisterChunks = unsigned(std::lround(T.ColumnsPerLane * Fraction));
+                    const std::optional<FuseTile> &Clause,
+                    std::optional<double> Fraction, const std::string &Where) {
+    std::optional<CostChoice> Model = chooseByModel(G, Clause, Fraction);
+    std::string Why = Clause ? "from tile(..)" : "";
+    FuseTile T;
+    if (Model) {
+      T = FuseTile{Model->Config.ColumnsPerLane, Model->Config.Rows,
+                   Model->Config.Warps, Model->Config.registerChunks()};
+      Why += (Why.empty() ? "chosen by the cost model: " : "; cost model: ") +
+             describeCost(*Model);
+    } else {
+      T = Clause ? *Clause : chooseTile(G, Why);
+      T.RegisterChunks =
+          unsigned(std::lround(T.ColumnsPerLane * Fraction.value_or(0)));
+      Why += (Why.empty() ? "" : "; ") +
+             std::string("no configuration is feasible under the cost "
+                         "model (") +
+             ModelWhy + ")";
+    }
     SourceLocation First = G.Stages.front().Launch->getBeginLoc();
     std::string Name = "fused_" + G.Stages.front().Kernel->getNameAsString() +
                        "_to_" + G.Stages.back().Kernel->getNameAsString();
@@ -179,7 +264,11 @@ private:
                          (B.Global ? " (also stored)" : ""));
     if (!Inlined.empty())
       OnChip.push_back("inlined where read: " + llvm::join(Inlined, ", "));
-    std::string Registers = hybridNote(T, Fraction, Code);
+    std::string Registers = hybridNote(
+        T, Fraction ? *Fraction : double(T.RegisterChunks) / T.ColumnsPerLane,
+        Code);
+    if (Model)
+      logCost(Where, Name, *Model);
 
     Context.Remark.applied(
         First, PassId::Fuse,
@@ -264,6 +353,7 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   std::set<std::string> Names;
+  std::string ModelWhy; ///< Why the last group had no feasible candidate.
 };
 
 } // namespace

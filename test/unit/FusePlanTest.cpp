@@ -1,4 +1,5 @@
 #include "rewriters/fuse/FusePlan.h"
+#include "rewriters/fuse/FuseCostInput.h"
 #include "test/unit/CudaTestParse.h"
 #include "gtest/gtest.h"
 
@@ -276,4 +277,46 @@ __global__ void viaDeref(const float *in, float *out, int W, int H) {
   ASSERT_EQ(P.Plan.Unfused.size(), 2u);
   EXPECT_EQ(P.Plan.Unfused[0].Why,
             "it declares a pointer or reference ('next')");
+}
+
+// The cost model's view of a group (FuseCostInput): regions, the tile of
+// the intermediate, the global read's reach and the store.
+TEST(FuseCostInput, DescribesRegionsTilesReadsAndStores) {
+  Planned P = plan(std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+  }
+})cu");
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  std::vector<CostStage> S =
+      costStagesOf(P.Plan.Groups[0], P.AST->getASTContext());
+  ASSERT_EQ(S.size(), 2u);
+  // The first stage is computed a row above and below the tile, keeps
+  // 't' on chip and stores nothing; its clamped reads reach rows -1..1.
+  EXPECT_EQ(S[0].RegionLo[1], -1);
+  EXPECT_EQ(S[0].RegionHi[1], 1);
+  EXPECT_EQ(S[0].TileElementBytes, 4u);
+  EXPECT_EQ(S[0].GlobalStoreBytes, 0u);
+  ASSERT_EQ(S[0].GlobalReads.size(), 1u);
+  EXPECT_EQ(S[0].GlobalReads[0].YLo, -1);
+  EXPECT_EQ(S[0].GlobalReads[0].YHi, 1);
+  EXPECT_EQ(S[0].GlobalReads[0].XLo, 0);
+  // The second reads only the tile and stores 'out'.
+  EXPECT_TRUE(S[1].GlobalReads.empty());
+  EXPECT_EQ(S[1].GlobalStoreBytes, 4u);
+  EXPECT_EQ(S[1].TileElementBytes, 0u);
+  EXPECT_GT(S[0].WorkPerPoint, 5.0);
+}
+
+TEST(FuseCostInput, WorkCountsOperationsAndCalleeBodies) {
+  auto AST = parseCuda(R"cu(
+__device__ int twice(int v) { return v + v; }
+__global__ void k(float *a, int i) { a[i] = a[i + 1] * 2.f + twice(i); }
+)cu");
+  ASSERT_TRUE(AST);
+  const FunctionDecl *K = findFunction(*AST, "k");
+  ASSERT_TRUE(K);
+  // '=', '+' (index), '*', '+', two subscripts, and twice's '+'.
+  EXPECT_DOUBLE_EQ(workOf(K->getBody()), 7.0);
 }

@@ -50,7 +50,7 @@ void run(const float *in, float *out, int W, int H) {
 
 // hybrid(0.5): one of two chunks in registers; the shared tile keeps the
 // left chunk and the overlap.
-// HALF-REMARK: hybrid.cu:[[#]]:5: remark: rewritten: 2 stages (blurX, box) {{.*}} 2720 bytes of shared memory per block; on chip: 'tmp'; in registers (hybrid tiling): 1 of 2 chunks of 32 columns of 'tmp'; from tile(..) [fuse]
+// HALF-REMARK: hybrid.cu:[[#]]:5: remark: rewritten: 2 stages (blurX, box) {{.*}} 2720 bytes of shared memory per block; on chip: 'tmp'; in registers (hybrid tiling): 1 of 2 chunks of 32 columns of 'tmp'; from tile(..); cost model: tile 64x4, 4 warps, registers 0.5: cost {{.*}} [fuse]
 // HALF:      // On chip, in shared memory per warp: tmp 34 x 5 and 1 x 32 x 5 in registers.
 // The point functions take the tile's type as a parameter: a shared tile,
 // a register slot, or the gathered register points.
@@ -100,7 +100,7 @@ void run(const float *in, float *out, int W, int H) {
 // HALF:              box_point<true>(x, y, tmp, out, W, H, tmp_read);
 
 // hybrid(0): the shared-memory tile of the overlapped tile per warp.
-// ZERO-REMARK: remark: rewritten: 2 stages (blurX, box) {{.*}} 5280 bytes of shared memory per block; on chip: 'tmp'; from tile(..) [fuse]
+// ZERO-REMARK: remark: rewritten: 2 stages (blurX, box) {{.*}} 5280 bytes of shared memory per block; on chip: 'tmp'; from tile(..); cost model: tile 64x4, 4 warps: cost {{.*}} [fuse]
 // ZERO:        blurX_point(int x, int y, const float *in, float *out, int W, int H,
 // ZERO:          cuda_rewrite::fuse::Tile<float, 66> out_tile) {
 // ZERO:        constexpr int kTileW = 64, kTileH = 4, kWarps = 4;
@@ -110,7 +110,7 @@ void run(const float *in, float *out, int W, int H) {
 
 // hybrid(1): both chunks in registers, only the overlap on the left (two
 // columns) in shared memory; 'box' has no shared part.
-// ONE-REMARK: remark: rewritten: 2 stages (blurX, box) {{.*}} 160 bytes of shared memory per block; on chip: 'tmp'; in registers (hybrid tiling): 2 of 2 chunks of 32 columns of 'tmp'; from tile(..) [fuse]
+// ONE-REMARK: remark: rewritten: 2 stages (blurX, box) {{.*}} 160 bytes of shared memory per block; on chip: 'tmp'; in registers (hybrid tiling): 2 of 2 chunks of 32 columns of 'tmp'; from tile(..); cost model: tile 64x4, 4 warps, registers 1: cost {{.*}} [fuse]
 // ONE:        constexpr int kTileW = 64, kTileH = 4, kWarps = 4, kChunks = 2;
 // ONE-NEXT:   __shared__ float tmp_tiles[kWarps][5 * 2];
 // ONE-NEXT:   float tmp_regs[kChunks][5];

@@ -51,7 +51,7 @@ void run(const float *in, float *out, int W, int H) {
   cudaMalloc(&d, sizeof(float) * W * H);
   cudaMalloc(&s, sizeof(float) * W * H);
   cudaMalloc(&b, sizeof(float) * W * H);
-#pragma cuda_rewrite fuse
+#pragma cuda_rewrite fuse tile(1, 16)
   {
     // REMARK: inline.cu:[[@LINE+1]]:5: remark: rewritten: 4 stages (diff, square, box, scaleUp) run as fused_diff_to_scaleUp::kernel: {{.*}}; on chip: 'd', inlined where read: 's', 'b'; {{.*}} [fuse]
     diff<<<grid, block>>>(in, d, W, H);

@@ -82,8 +82,8 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // CHECK:        kernel<<<fusedGrid, 128, 0, stream>>>(in, tmp, W, H, out, int(extentX),
 // CHECK:      } // namespace fused_blurX_to_blurY
 
-// REMARK: overlapped.cu:[[@LINE+16]]:5: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 32 x 16, 4 warps per block, 9216 bytes of shared memory per block; on chip: 'tmp'; 16 rows per warp: {{.*}} [fuse]
-// TILE: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 64 x 4, 4 warps per block, 6144 bytes of shared memory per block; on chip: 'tmp'; from tile(..) [fuse]
+// REMARK: overlapped.cu:[[@LINE+16]]:5: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 32 x 16, 4 warps per block, 9216 bytes of shared memory per block; on chip: 'tmp'; chosen by the cost model: tile 32x16, 4 warps: cost {{.*}} (transactions/pt {{.*}}, occupancy 1.00, {{.*}}; 9216 B shared/block, {{[0-9]+}} regs/thread) [fuse]
+// TILE: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 64 x 4, 4 warps per block, 6144 bytes of shared memory per block; on chip: 'tmp'; from tile(..); cost model: tile 64x4, 4 warps: cost {{.*}} [fuse]
 void run(const float *in, float *out, int W, int H) {
   dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
   float *tmp = nullptr;

@@ -3,7 +3,7 @@
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %cuda-rewrite --list %s -- | FileCheck %s --check-prefix=LIST
-// LIST: partial.cu:[[#]]:5: stage-chain: 6 stages, {{.*}} -> fuse [#pragma cuda_rewrite fuse]: fused: scale..rightInside (2 stages), right..rightInside (2 stages); separate: 'gather' (the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides); 'scale' (the next stage cannot join it: a read of 'in' along x is not provably inside what its producer writes)
+// LIST: partial.cu:[[#]]:5: stage-chain: 6 stages, {{.*}} -> fuse [#pragma cuda_rewrite fuse tile(1, 16)]: fused: scale..rightInside (2 stages), right..rightInside (2 stages); separate: 'gather' (the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides); 'scale' (the next stage cannot join it: a read of 'in' along x is not provably inside what its producer writes)
 
 __global__ void scale(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -50,7 +50,7 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
   cudaMalloc(&b, sizeof(float) * W * H);
   cudaMalloc(&c, sizeof(float) * W * H);
   cudaMalloc(&d, sizeof(float) * W * H);
-#pragma cuda_rewrite fuse
+#pragma cuda_rewrite fuse tile(1, 16)
   {
     // REMARK-DAG: partial.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (scale, rightInside) run as fused_scale_to_rightInside::kernel: {{.*}} on chip: inlined where read: 'a'; {{.*}} [fuse]
     scale<<<grid, block>>>(in, a, W, H);
