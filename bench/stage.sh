@@ -13,6 +13,8 @@
 #   aggregate   warp, block, kernel  (--aggregate-granularity=<variant>)
 #   promote     p, pa2, pa128, po, pao128 (a copy of the sample whose pragma
 #               names the variant: scripts/promote-variants.sh)
+#   fuse        rewritten, hybrid    (hybrid: the sample's fuse pragmas
+#               with hybrid(0.5) added)
 #   other       rewritten            (the tool as it is)
 # it writes build-bench/rewritten/<variant>/<pass>/<name>.cu (float) or
 # <variant>/<pass>/<name>.<type>.cu (any other type, parsed with
@@ -67,6 +69,7 @@ variants_of() { # The variants of pass $1, in table order.
   case $1 in
   aggregate) echo warp block kernel ;;
   promote) echo "${PROMOTE_VARIANTS[@]}" ;;
+  fuse) echo rewritten hybrid ;;
   *) echo rewritten ;;
   esac
 }
@@ -163,6 +166,11 @@ for entry in "${configs[@]}"; do
     if [[ $pass == promote ]]; then
       input=$variant_dir/$(basename "$src")
       promote_variant_source "$variant" "$src" "$input"
+    elif [[ $pass == fuse && $variant == hybrid ]]; then
+      # Half of each tile in registers, the cost model choosing the tile.
+      input=$variant_dir/$(basename "$src")
+      sed 's/^#pragma cuda_rewrite fuse$/#pragma cuda_rewrite fuse hybrid(0.5)/' \
+        "$src" >"$input"
     fi
     argv=("$tool" "${flags[@]}" "${vflags[@]}" "$input" -o "$dst" -- \
       -I samples/common -I runtime/include "${defines[@]}")

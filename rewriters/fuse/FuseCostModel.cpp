@@ -388,7 +388,7 @@ unsigned CostConfig::registerChunks() const {
 }
 
 CostWeights CostWeights::defaults() {
-  // Calibrated on an H100 (bench/RESULTS.md, 2026-11-21 20:15 entry): 133
+  // Calibrated on an H100 (bench/RESULTS.md, 2026-11-21 20:10 entry): 136
   // measured configurations of the six fused samples (tiles 1..4 chunks x
   // 1..32 rows, hybrid fractions 0, 0.5, 1), fitted by
   // bench/experiments/fuse_calibrate.py (non-negative least squares of the
@@ -397,7 +397,7 @@ CostWeights CostWeights::defaults() {
   // best (geomean). Load imbalance (t7) is 0 while the extent is unknown at
   // compile time, so its weight is not fitted.
   //         t1        t2       t3         t4         t5        t6        t7
-  return {{0.396879, 0.78325, 0.0779073, 0.0217786, 0.339332, 0.258264, 0}};
+  return {{0.407226, 0.790395, 0.0650765, 0.0297127, 0.366715, 0.270176, 0}};
 }
 
 std::array<double, CostTerms::NumTerms> CostTerms::terms() const {

@@ -72,8 +72,10 @@ public:
     std::optional<double> Fraction = registerFraction(C);
     std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
                         ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
+    std::optional<CostConfig> Config =
+        chooseForBlock(Plan.Groups, candidates(Clause, Fraction));
     for (const FuseGroup &G : Plan.Groups)
-      if (!rewriteGroup(C, G, Clause, Fraction, Where))
+      if (!rewriteGroup(C, G, Clause, Fraction, Config, Where))
         return false;
     return includeRuntime(C.Loc);
   }
@@ -127,12 +129,11 @@ private:
     return F;
   }
 
-  /// The configuration of \p G: the clauses' where given, else the one of
-  /// least cost under Algorithm 2 (FuseCostModel.h) among the candidates.
-  /// The fused kernels use static shared memory: 48 KiB per block.
-  std::optional<CostChoice> chooseByModel(const FuseGroup &G,
-                                          const std::optional<FuseTile> &Clause,
-                                          std::optional<double> Fraction) {
+  /// The configurations the cost model chooses from: the clauses' where
+  /// given, else the candidates the calibration measured.
+  static std::vector<CostConfig>
+  candidates(const std::optional<FuseTile> &Clause,
+             std::optional<double> Fraction) {
     std::vector<CostConfig> Candidates;
     if (Clause) {
       // tile(..) fixes the tile; hybrid(auto) leaves the fraction open.
@@ -146,25 +147,53 @@ private:
         if (F == 0 || K.registerChunks() > 0)
           Candidates.push_back(K);
       }
-    } else {
-      // Pruned to what the calibration sweep measured and could win:
-      // blocks of 4 warps (tile(..) cannot set others) and tiles of at
-      // most 16 rows (32 never won, and the linear model does not see why:
-      // bench/RESULTS.md, 20:15 entry).
-      for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
-        if (K.Warps == 4 && K.Rows <= 16 &&
-            (!Fraction || K.RegisterFraction == *Fraction))
-          Candidates.push_back(K);
+      return Candidates;
     }
-    std::vector<CostStage> Stages = costStagesOf(G, Ctx);
-    std::optional<CostChoice> Best =
-        chooseConfig(Stages, ImageExtent(), Context.Gpu,
-                     CostWeights::defaults(), Candidates, kSharedPerBlock);
-    if (!Best && !Candidates.empty())
-      ModelWhy = estimateGroupCost(Stages, ImageExtent(), Candidates.front(),
-                                   Context.Gpu, CostWeights::defaults(),
-                                   kSharedPerBlock)
-                     .Why;
+    // Pruned to what the calibration sweep measured and could win: blocks
+    // of 4 warps (tile(..) cannot set others) and tiles of at most 16 rows
+    // (32 never won, and the linear model does not see why:
+    // bench/RESULTS.md, 20:10 entry).
+    for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
+      if (K.Warps == 4 && K.Rows <= 16 &&
+          (!Fraction || K.RegisterFraction == *Fraction))
+        Candidates.push_back(K);
+    return Candidates;
+  }
+
+  CostTerms cost(const FuseGroup &G, const CostConfig &K) {
+    return estimateGroupCost(costStagesOf(G, Ctx), ImageExtent(), K,
+                             Context.Gpu, CostWeights::defaults(),
+                             kSharedPerBlock);
+  }
+
+  /// One configuration for all groups of a block: the candidate of least
+  /// summed cost (Algorithm 2, FuseCostModel.h) among those every group
+  /// can use. The weights were fitted to whole blocks run with one
+  /// configuration; per group, the picks drift from what was measured.
+  /// None where no candidate suits every group (ModelWhy says why).
+  std::optional<CostConfig>
+  chooseForBlock(const std::vector<FuseGroup> &Groups,
+                 const std::vector<CostConfig> &Candidates) {
+    std::optional<CostConfig> Best;
+    double BestTotal = 0;
+    ModelWhy = "no candidate";
+    for (const CostConfig &K : Candidates) {
+      double Total = 0;
+      bool Feasible = true;
+      for (const FuseGroup &G : Groups) {
+        CostTerms T = cost(G, K);
+        if (!T.Feasible) {
+          ModelWhy = T.Why;
+          Feasible = false;
+          break;
+        }
+        Total += T.Total;
+      }
+      if (Feasible && (!Best || Total < BestTotal)) {
+        Best = K;
+        BestTotal = Total;
+      }
+    }
     return Best;
   }
 
@@ -208,8 +237,12 @@ private:
 
   bool rewriteGroup(const Candidate &C, const FuseGroup &G,
                     const std::optional<FuseTile> &Clause,
-                    std::optional<double> Fraction, const std::string &Where) {
-    std::optional<CostChoice> Model = chooseByModel(G, Clause, Fraction);
+                    std::optional<double> Fraction,
+                    const std::optional<CostConfig> &Config,
+                    const std::string &Where) {
+    std::optional<CostChoice> Model;
+    if (Config)
+      Model = CostChoice{*Config, cost(G, *Config)};
     std::string Why = Clause ? "from tile(..)" : "";
     FuseTile T;
     if (Model) {
