@@ -94,7 +94,8 @@ public:
     PassOptions PassOpts{Opts.Passes, Opts.Auto,
                          parseGranularity(Opts.AggregateGranularity)};
     if (Opts.List) {
-      Out.Listing = listEntries(Ctx, Candidates, Attached, PassOpts);
+      Out.Listing =
+          listEntries(Ctx, Candidates, Attached, PassOpts, Settings.Gpu);
       Out.Ok = true;
       return;
     }

@@ -2,6 +2,7 @@
 
 #include "tool/ListPrinter.h"
 #include "analysis/StageGraph.h"
+#include "rewriters/fuse/FuseClauses.h"
 #include "rewriters/fuse/FusePlan.h"
 
 #include "clang/AST/Decl.h"
@@ -21,7 +22,7 @@ static std::string lineColumn(const SourceManager &SM, SourceLocation Loc) {
 /// "-> aggregate (granularity(block))" or "-> aggregate: <why not>"; for a
 /// fuse block the pass would take, which stages it fuses and which not.
 static std::string plannedRewrite(ASTContext &Ctx, const Candidate &C,
-                                  const PassOptions &Opts) {
+                                  const PassOptions &Opts, const GpuSpec &Gpu) {
   std::string Text = "-> " + passInfo(passFor(C.Kind)).Name.str();
   if (C.Annotation)
     Text += " [#pragma cuda_rewrite " + C.Annotation->spelling() + "]";
@@ -30,9 +31,13 @@ static std::string plannedRewrite(ASTContext &Ctx, const Candidate &C,
     return Text + ": " + Skip;
   const auto *Block = dyn_cast_or_null<CompoundStmt>(C.Statement);
   if (passFor(C.Kind) == PassId::Fuse && Block && C.Function) {
+    FuseClauses Clauses = parseFuseClauses(C);
+    if (!Clauses.Error.empty())
+      return Text + ": " + Clauses.Error;
     StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
     std::string Why;
-    FusePlan Plan = planFusion(Graph, Ctx, Why);
+    FusePlan Plan = planFusion(
+        Graph, Ctx, Why, fuseGroupCost(Ctx, Gpu, fuseCandidates(Clauses)));
     Text += ": " + (Why.empty() ? describeFusePlan(Graph, Plan) : Why);
   }
   return Text;
@@ -53,7 +58,8 @@ static std::string describeTarget(const SourceManager &SM,
 
 std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
                                    ArrayRef<AttachedPragma> Pragmas,
-                                   const PassOptions &Opts) {
+                                   const PassOptions &Opts,
+                                   const GpuSpec &Gpu) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<ListEntry> Entries;
   for (const Candidate &C : Cands) {
@@ -61,7 +67,8 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
                        candidateKindName(C.Kind).str() + ": " + C.Description;
     if (!C.Flags.empty())
       Text += " [" + join(C.Flags, ", ") + "]";
-    Entries.push_back({C.Offset, Text + " " + plannedRewrite(Ctx, C, Opts)});
+    Entries.push_back(
+        {C.Offset, Text + " " + plannedRewrite(Ctx, C, Opts, Gpu)});
   }
   for (const AttachedPragma &P : Pragmas)
     Entries.push_back(

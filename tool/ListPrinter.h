@@ -3,6 +3,7 @@
 #define CUDA_REWRITE_TOOL_LISTPRINTER_H
 
 #include "analysis/Candidates.h"
+#include "analysis/GpuSpec.h"
 #include "analysis/Pragmas.h"
 #include "rewriters/common/PassManager.h"
 #include <string>
@@ -17,11 +18,12 @@ struct ListEntry {
 };
 
 /// The lines for the candidates and the pragmas of one parse, in offset
-/// order: what was found, and the rewrite it would get.
+/// order: what was found, and the rewrite it would get (on \p Gpu, whose
+/// figures the fuse pass's cost model uses to group stages).
 std::vector<ListEntry> listEntries(clang::ASTContext &Ctx,
                                    llvm::ArrayRef<Candidate> Candidates,
                                    llvm::ArrayRef<AttachedPragma> Pragmas,
-                                   const PassOptions &Opts);
+                                   const PassOptions &Opts, const GpuSpec &Gpu);
 
 } // namespace cuda_rewrite
 

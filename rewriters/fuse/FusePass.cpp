@@ -4,6 +4,7 @@
 #include "analysis/StageGraph.h"
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
+#include "rewriters/fuse/FuseClauses.h"
 #include "rewriters/fuse/FuseCodeGen.h"
 #include "rewriters/fuse/FuseCostInput.h"
 #include "rewriters/fuse/FuseCostModel.h"
@@ -27,9 +28,6 @@ namespace {
 /// KiB leaves room for 16 warps (a quarter of an SM's) in 228 KiB.
 constexpr unsigned kSharedPerWarp = 14 * 1024;
 
-/// The fused kernels' tiles are static shared memory: 48 KiB per block.
-constexpr unsigned kSharedPerBlock = 48 * 1024;
-
 class FuseRewriter {
 public:
   explicit FuseRewriter(PassContext &Context)
@@ -43,9 +41,19 @@ public:
     if (!C.Function->getLexicalDeclContext()->isFileContext())
       return refuse(C, "the block is in a function defined inside a class, "
                        "where the fused kernel's namespace cannot go");
+    FuseClauses Clauses = parseFuseClauses(C);
+    if (!Clauses.Error.empty())
+      return refuse(C, Clauses.Error);
+    std::vector<CostConfig> Candidates = fuseCandidates(Clauses);
     StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
     std::string Why;
-    FusePlan Plan = planFusion(Graph, Ctx, Why);
+    // While logging for the calibration, the groups are the maximal runs:
+    // the calibration sweep measures the model's terms against fixed
+    // groups (bench/experiments/fuse_cost_terms.sh).
+    FusePlan Plan =
+        planFusion(Graph, Ctx, Why,
+                   costLogPath() ? GroupCostFn()
+                                 : fuseGroupCost(Ctx, Context.Gpu, Candidates));
     if (!Why.empty())
       return refuse(C, Why);
     for (const UnfusedStage &U : Plan.Unfused)
@@ -66,14 +74,11 @@ public:
                                C.Function->getNameAsString() +
                                "', where the fused kernel goes");
     }
-    std::optional<FuseTile> Clause;
-    if (std::string Bad = tileClause(C, Clause); !Bad.empty())
-      return refuse(C, Bad);
-    std::optional<double> Fraction = registerFraction(C);
+    const std::optional<FuseTile> &Clause = Clauses.Tile;
+    const std::optional<double> &Fraction = Clauses.Fraction;
     std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
                         ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
-    std::optional<CostConfig> Config =
-        chooseForBlock(Plan.Groups, candidates(Clause, Fraction));
+    std::optional<CostConfig> Config = chooseForBlock(Plan.Groups, Candidates);
     for (const FuseGroup &G : Plan.Groups)
       if (!rewriteGroup(C, G, Clause, Fraction, Config, Where))
         return false;
@@ -95,75 +100,10 @@ private:
     return K ? K->getNameAsString() : "?";
   }
 
-  /// tile(x, y): columns per lane and rows of the warp's tile.
-  static std::string tileClause(const Candidate &C,
-                                std::optional<FuseTile> &Tile) {
-    const PragmaClause *Clause =
-        C.Annotation ? C.Annotation->clause("tile") : nullptr;
-    if (!Clause || (Clause->Args.size() == 1 && Clause->Args[0] == "auto"))
-      return "";
-    unsigned X, Y;
-    if (Clause->Args.size() != 2 ||
-        llvm::StringRef(Clause->Args[0]).getAsInteger(10, X) ||
-        llvm::StringRef(Clause->Args[1]).getAsInteger(10, Y) || X < 1 ||
-        X > 8 || Y < 1 || Y > 64)
-      return "tile(" + llvm::join(Clause->Args, ", ") +
-             ") is not tile(x, y) with x (points per lane along x) in 1..8 "
-             "and y (rows per warp) in 1..64";
-    Tile = FuseTile{X, Y, 4};
-    return "";
-  }
-
-  /// hybrid(f): the fraction of each tile's 32-column chunks kept in
-  /// registers (the grammar checked 0 <= f <= 1); 0 without the clause;
-  /// none for hybrid(auto), where the cost model chooses.
-  std::optional<double> registerFraction(const Candidate &C) {
-    const PragmaClause *Clause =
-        C.Annotation ? C.Annotation->clause("hybrid") : nullptr;
-    double F = 0;
-    if (!Clause)
-      return 0.0;
-    if (Clause->Args[0] == "auto" ||
-        llvm::StringRef(Clause->Args[0]).getAsDouble(F))
-      return std::nullopt;
-    return F;
-  }
-
-  /// The configurations the cost model chooses from: the clauses' where
-  /// given, else the candidates the calibration measured.
-  static std::vector<CostConfig>
-  candidates(const std::optional<FuseTile> &Clause,
-             std::optional<double> Fraction) {
-    std::vector<CostConfig> Candidates;
-    if (Clause) {
-      // tile(..) fixes the tile; hybrid(auto) leaves the fraction open.
-      for (double F : Fraction ? std::vector<double>{*Fraction}
-                               : std::vector<double>{0, 0.5, 1}) {
-        CostConfig K;
-        K.ColumnsPerLane = Clause->ColumnsPerLane;
-        K.Rows = Clause->Rows;
-        K.Warps = Clause->Warps;
-        K.RegisterFraction = F;
-        if (F == 0 || K.registerChunks() > 0)
-          Candidates.push_back(K);
-      }
-      return Candidates;
-    }
-    // Pruned to what the calibration sweep measured and could win: blocks
-    // of 4 warps (tile(..) cannot set others) and tiles of at most 16 rows
-    // (32 never won, and the linear model does not see why:
-    // bench/RESULTS.md, 20:10 entry).
-    for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
-      if (K.Warps == 4 && K.Rows <= 16 &&
-          (!Fraction || K.RegisterFraction == *Fraction))
-        Candidates.push_back(K);
-    return Candidates;
-  }
-
   CostTerms cost(const FuseGroup &G, const CostConfig &K) {
     return estimateGroupCost(costStagesOf(G, Ctx), ImageExtent(), K,
                              Context.Gpu, CostWeights::defaults(),
-                             kSharedPerBlock);
+                             kFuseSharedPerBlock);
   }
 
   /// One configuration for all groups of a block: the candidate of least
@@ -197,13 +137,16 @@ private:
     return Best;
   }
 
+  static std::optional<std::string> costLogPath() {
+    return llvm::sys::Process::GetEnv("CUDA_REWRITE_FUSE_COST_LOG");
+  }
+
   /// For the calibration (bench/experiments/fuse_calibrate.py): where
   /// CUDA_REWRITE_FUSE_COST_LOG names a file, one CSV line per group with
   /// the configuration and the model's seven unweighted terms.
   static void logCost(const std::string &Where, const std::string &Name,
                       const CostChoice &Choice) {
-    std::optional<std::string> Path =
-        llvm::sys::Process::GetEnv("CUDA_REWRITE_FUSE_COST_LOG");
+    std::optional<std::string> Path = costLogPath();
     if (!Path)
       return;
     std::error_code EC;

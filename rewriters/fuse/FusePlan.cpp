@@ -3,6 +3,7 @@
 #include "rewriters/fuse/FusePlan.h"
 #include "analysis/CudaBuiltins.h"
 #include "rewriters/common/SourceLines.h"
+#include "rewriters/fuse/FuseCostModel.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -176,13 +177,16 @@ bool readInDomain(int64_t KLo, int64_t KHi, const AxisDomain &Consumer,
 
 class Planner {
 public:
-  Planner(const StageGraph &Graph, ASTContext &Ctx) : Graph(Graph), Ctx(Ctx) {}
+  Planner(const StageGraph &Graph, ASTContext &Ctx, GroupCostFn GroupCost)
+      : Graph(Graph), Ctx(Ctx), GroupCost(GroupCost) {}
 
   FusePlan run() {
     std::vector<FuseStage> Current;
     std::optional<FuseGroup> CurrentGroup;
     auto Close = [&](const std::string &WhyAlone) {
-      if (Current.size() >= 2)
+      if (Current.size() >= 2 && GroupCost)
+        partition(Current, std::move(*CurrentGroup));
+      else if (Current.size() >= 2)
         Plan.Groups.push_back(std::move(*CurrentGroup));
       else
         for (const FuseStage &S : Current)
@@ -223,6 +227,40 @@ public:
   }
 
 private:
+  /// DP-Fusion (PolyMage-GPU section 6) over a run of stages that can all
+  /// be fused: the partition into consecutive groups of least summed cost.
+  /// A stage alone stays its launch.
+  void partition(const std::vector<FuseStage> &Run, FuseGroup Whole) {
+    std::map<std::pair<unsigned, unsigned>, FuseGroup> Groups;
+    std::vector<FusionSegment> Segments =
+        dpFusion(unsigned(Run.size()),
+                 [&](unsigned Begin, unsigned End) -> std::optional<double> {
+                   std::string Unused;
+                   std::optional<FuseGroup> G =
+                       End - Begin == Run.size()
+                           ? std::optional<FuseGroup>(Whole)
+                           : group(std::vector<FuseStage>(Run.begin() + Begin,
+                                                          Run.begin() + End),
+                                   Unused);
+                   if (!G)
+                     return std::nullopt;
+                   std::optional<double> Cost = GroupCost(*G);
+                   if (Cost)
+                     Groups.emplace(std::make_pair(Begin, End), std::move(*G));
+                   return Cost;
+                 });
+    for (const FusionSegment &Seg : Segments) {
+      if (Seg.End - Seg.Begin == 1) {
+        Plan.Unfused.push_back(
+            {Run[Seg.Begin].Index,
+             "the cost model finds it cheaper as a kernel of its own than "
+             "fused with its neighbours"});
+        continue;
+      }
+      Plan.Groups.push_back(std::move(Groups.at({Seg.Begin, Seg.End})));
+    }
+  }
+
   /// Stage \p I as the fused kernel would compute it, or why it cannot be.
   std::optional<FuseStage> stage(unsigned I, std::string &Why) {
     FuseStage S;
@@ -772,18 +810,19 @@ private:
 
   const StageGraph &Graph;
   ASTContext &Ctx;
+  GroupCostFn GroupCost;
   FusePlan Plan;
 };
 
 } // namespace
 
-FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx,
-                    std::string &Why) {
+FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx, std::string &Why,
+                    GroupCostFn GroupCost) {
   if (!Graph.Problems.empty()) {
     Why = Graph.Problems.front();
     return {};
   }
-  return Planner(Graph, Ctx).run();
+  return Planner(Graph, Ctx, GroupCost).run();
 }
 
 std::string describeFusePlan(const StageGraph &Graph, const FusePlan &Plan) {

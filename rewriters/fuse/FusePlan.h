@@ -29,6 +29,7 @@
 
 #include "analysis/StageAccess.h"
 #include "analysis/StageGraph.h"
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -104,10 +105,16 @@ struct FusePlan {
   std::vector<UnfusedStage> Unfused;
 };
 
-/// Groups the stages of \p Graph. \p Why receives a reason when the block
-/// cannot be rewritten at all.
+/// The cost of running \p G as one kernel, or none where it cannot run.
+using GroupCostFn = std::function<std::optional<double>(const FuseGroup &G)>;
+
+/// Groups the stages of \p Graph: runs of consecutive stages that can be
+/// fused, each split by DP-Fusion into the groups of least summed
+/// \p GroupCost where one is given (a stage alone stays its launch), else
+/// kept whole. \p Why receives a reason when the block cannot be rewritten
+/// at all.
 FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
-                    std::string &Why);
+                    std::string &Why, GroupCostFn GroupCost = nullptr);
 
 /// For --list: "fused: blurX..blurY (2 stages); separate: 'gather' (why)".
 std::string describeFusePlan(const StageGraph &Graph, const FusePlan &Plan);

@@ -56,7 +56,7 @@ struct Planned {
 
 /// The plan of the first { } block in `run`, whose body follows the
 /// kernels above.
-Planned plan(const std::string &Run) {
+Planned plan(const std::string &Run, GroupCostFn GroupCost = nullptr) {
   Planned P;
   P.AST = parseCuda(std::string(Kernels) + Run);
   if (!P.AST)
@@ -67,7 +67,7 @@ Planned plan(const std::string &Run) {
   for (const Stmt *S : cast<CompoundStmt>(F->getBody())->body())
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
       StageGraph G = buildStageGraph(*Block, *F, P.AST->getASTContext());
-      P.Plan = planFusion(G, P.AST->getASTContext(), P.Why);
+      P.Plan = planFusion(G, P.AST->getASTContext(), P.Why, GroupCost);
       break;
     }
   return P;
@@ -319,4 +319,35 @@ __global__ void k(float *a, int i) { a[i] = a[i + 1] * 2.f + twice(i); }
   ASSERT_TRUE(K);
   // '=', '+' (index), '*', '+', two subscripts, and twice's '+'.
   EXPECT_DOUBLE_EQ(workOf(K->getBody()), 7.0);
+}
+
+// DP-Fusion splits a run of fusable stages where the cost says so; a stage
+// left alone stays its launch, with the reason.
+TEST(FusePlan, DpFusionSplitsARunWhereTheCostSaysSo) {
+  std::string Block = std::string(Prologue) + R"cu(
+  {
+    blurY<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, u, W, H);
+    blurY<<<g, b>>>(u, out, W, H);
+  }
+})cu";
+  Planned Whole = plan(Block);
+  ASSERT_EQ(Whole.Plan.Groups.size(), 1u) << Whole.Why;
+  EXPECT_EQ(Whole.Plan.Groups[0].Stages.size(), 3u);
+  // The three together cost 100, any other group its size: the last two
+  // fuse (ties go to the longer last group), the first runs alone.
+  Planned Split = plan(Block, [](const FuseGroup &G) -> std::optional<double> {
+    return G.Stages.size() == 3 ? 100.0 : double(G.Stages.size());
+  });
+  ASSERT_EQ(Split.Plan.Groups.size(), 1u) << Split.Why;
+  EXPECT_EQ(Split.Plan.Groups[0].Stages.size(), 2u);
+  EXPECT_EQ(Split.Plan.Groups[0].Stages[0].Index, 1u);
+  ASSERT_EQ(Split.Plan.Unfused.size(), 1u);
+  EXPECT_EQ(Split.Plan.Unfused[0].Index, 0u);
+  EXPECT_NE(Split.Plan.Unfused[0].Why.find("cost model"), std::string::npos);
+  // 'u' now flows between two stages of one group: on chip.
+  bool UOnChip = false;
+  for (const FuseBuffer &B : Split.Plan.Groups[0].Written)
+    UOnChip |= B.Name == "u" && B.OnChip;
+  EXPECT_TRUE(UOnChip);
 }
