@@ -6,6 +6,8 @@
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DTILE 2>&1 | FileCheck %s --check-prefix=TILE
+// Without tile(..), the cost model chooses (FuseCostModel.h).
+// RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DMODEL 2>&1 | FileCheck %s --check-prefix=MODEL
 
 __host__ __device__ inline int clampTo(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
@@ -82,7 +84,8 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // CHECK:        kernel<<<fusedGrid, 128, 0, stream>>>(in, tmp, W, H, out, int(extentX),
 // CHECK:      } // namespace fused_blurX_to_blurY
 
-// REMARK: overlapped.cu:[[@LINE+16]]:5: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 32 x 16, 4 warps per block, 9216 bytes of shared memory per block; on chip: 'tmp'; chosen by the cost model: tile 32x16, 4 warps: cost {{.*}} (transactions/pt {{.*}}, occupancy 1.00, {{.*}}; 9216 B shared/block, {{[0-9]+}} regs/thread) [fuse]
+// REMARK: overlapped.cu:[[@LINE+19]]:5: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 32 x 16, 4 warps per block, 9216 bytes of shared memory per block; on chip: 'tmp'; from tile(..); cost model: tile 32x16, 4 warps: cost {{.*}} (transactions/pt {{.*}}, occupancy 1.00, {{.*}}; 9216 B shared/block, {{[0-9]+}} regs/thread) [fuse]
+// MODEL: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 64 x 8, 4 warps per block, 10240 bytes of shared memory per block; on chip: 'tmp'; chosen by the cost model: tile 64x8, 4 warps: cost {{.*}} [fuse]
 // TILE: remark: rewritten: 2 stages (blurX, blurY) run as fused_blurX_to_blurY::kernel: warp tile 64 x 4, 4 warps per block, 6144 bytes of shared memory per block; on chip: 'tmp'; from tile(..); cost model: tile 64x4, 4 warps: cost {{.*}} [fuse]
 void run(const float *in, float *out, int W, int H) {
   dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
@@ -90,8 +93,10 @@ void run(const float *in, float *out, int W, int H) {
   cudaMalloc(&tmp, sizeof(float) * W * H);
 #ifdef TILE
 #pragma cuda_rewrite fuse tile(2, 4)
-#else
+#elif defined(MODEL)
 #pragma cuda_rewrite fuse
+#else
+#pragma cuda_rewrite fuse tile(1, 16)
 #endif
   {
 // CHECK:      if (!fused_blurX_to_blurY::launch(grid, block, 0, in, tmp, W, H, out)) {
