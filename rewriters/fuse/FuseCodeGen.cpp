@@ -212,11 +212,7 @@ private:
   /// The group's buffer a stage's parameter passes, if it is written in the
   /// group.
   const FuseBuffer *bufferOf(const FuseStage &S, const ParmVarDecl *P) {
-    const std::string &Text = S.ArgText[P->getFunctionScopeIndex()];
-    for (const FuseBuffer &B : G.Written)
-      if (B.Name == Text)
-        return &B;
-    return nullptr;
+    return G.bufferPassedAs(S, P);
   }
 
   bool offsets(SourceRange R, unsigned &Begin, unsigned &End) {

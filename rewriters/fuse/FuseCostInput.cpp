@@ -41,17 +41,6 @@ double workOf(const Stmt *Body) { return workOf(Body, 0); }
 
 namespace {
 
-const FuseBuffer *bufferOf(const FuseGroup &G, const FuseStage &S,
-                           const ParmVarDecl *P) {
-  unsigned I = P->getFunctionScopeIndex();
-  if (I >= S.ArgText.size())
-    return nullptr;
-  for (const FuseBuffer &B : G.Written)
-    if (B.Name == S.ArgText[I])
-      return &B;
-  return nullptr;
-}
-
 unsigned bytesOf(const ParmVarDecl *P, ASTContext &Ctx) {
   QualType T = P->getType();
   if (T->isPointerType())
@@ -89,7 +78,7 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
     C.WorkPerPoint = std::max(1.0, workOf(S.Kernel->getBody()));
     std::map<const ParmVarDecl *, CostRead> Global;
     for (const StageRead &R : S.Access.Reads) {
-      const FuseBuffer *B = bufferOf(G, S, R.Buffer);
+      const FuseBuffer *B = G.bufferPassedAs(S, R.Buffer);
       if (B && B->OnChip && B->Producer < I) {
         if (B->Inlined) {
           // Every read of an inlined stage evaluates it once more.
@@ -116,7 +105,7 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
     for (auto &[P, R] : Global)
       C.GlobalReads.push_back(R);
     for (const ParmVarDecl *P : S.Kernel->parameters()) {
-      const FuseBuffer *B = bufferOf(G, S, P);
+      const FuseBuffer *B = G.bufferPassedAs(S, P);
       if (!B || B->Producer != I)
         continue;
       if (B->Global)

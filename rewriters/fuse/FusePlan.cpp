@@ -816,6 +816,17 @@ private:
 
 } // namespace
 
+const FuseBuffer *FuseGroup::bufferPassedAs(const FuseStage &S,
+                                            const ParmVarDecl *P) const {
+  unsigned I = P->getFunctionScopeIndex();
+  if (I >= S.ArgText.size())
+    return nullptr;
+  for (const FuseBuffer &B : Written)
+    if (B.Name == S.ArgText[I])
+      return &B;
+  return nullptr;
+}
+
 FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx, std::string &Why,
                     GroupCostFn GroupCost) {
   if (!Graph.Problems.empty()) {

@@ -91,6 +91,11 @@ struct FuseGroup {
   /// group accesses that was not allocated fresh: they must not share an
   /// allocation (checked by the launcher).
   std::vector<std::string> GlobalWrites, OtherBuffers;
+
+  /// The buffer of the group stage \p S's parameter \p P passes, if the
+  /// group writes it.
+  const FuseBuffer *bufferPassedAs(const FuseStage &S,
+                                   const clang::ParmVarDecl *P) const;
 };
 
 /// A stage the pass leaves as its own launch, with the reason.

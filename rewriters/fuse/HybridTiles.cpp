@@ -66,7 +66,7 @@ public:
     const FuseStage &S = G.Stages[I];
     std::vector<RegisterSource> Out;
     for (const StageRead &R : S.Access.Reads) {
-      const FuseBuffer *B = bufferOf(S, R.Buffer);
+      const FuseBuffer *B = G.bufferPassedAs(S, R.Buffer);
       if (!B || !B->OnChip || B->Producer == I)
         continue;
       std::vector<RegisterSource> Inner;
@@ -131,16 +131,6 @@ public:
   std::map<const FuseBuffer *, std::string> Bad;
 
 private:
-  const FuseBuffer *bufferOf(const FuseStage &S, const clang::ParmVarDecl *P) {
-    unsigned I = P->getFunctionScopeIndex();
-    if (I >= S.ArgText.size())
-      return nullptr;
-    for (const FuseBuffer &B : G.Written)
-      if (B.Name == S.ArgText[I])
-        return &B;
-    return nullptr;
-  }
-
   std::optional<CoordinateStep> stepOf(const FuseStage &S,
                                        const CoordinateRead &C, unsigned D,
                                        std::string &Why) {
