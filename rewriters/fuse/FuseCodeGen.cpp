@@ -669,6 +669,34 @@ private:
                          const std::string &What) {
     const FuseStage &S = G.Stages[I];
     int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
+    if (Width % 32 == 0) {
+      // Whole rows of lanes: one column per lane. Interior warps run the
+      // rows unrolled and branch-free, so that reads neighbouring rows
+      // share are loaded once; border warps loop.
+      std::string Args = llvm::join(callArgs(I), ", ");
+      return llvm::formatv(
+                 "  // {0} {1}.\n"
+                 "  if (interior) {{\n"
+                 "#pragma unroll\n"
+                 "    for (int r = 0; r < {3}; ++r)\n"
+                 "#pragma unroll\n"
+                 "      for (int c = 0; c < {2}; c += 32) {{\n"
+                 "        const int x = {4} + c + lane, y = {5} + r;\n"
+                 "        {6}<true>({7});\n"
+                 "      }\n"
+                 "  } else {{\n"
+                 "    for (int r = 0; r < {3}; ++r)\n"
+                 "      for (int c = 0; c < {2}; c += 32) {{\n"
+                 "        const int x = {4} + c + lane, y = {5} + r;\n"
+                 "        if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
+                 "          {6}<false>({7});\n"
+                 "      }\n"
+                 "  }\n",
+                 S.Kernel->getNameAsString(), What, Width, H,
+                 plus("x0", ColumnLo), plus("y0", S.RegionLo[1]), pointName(I),
+                 Args)
+          .str();
+    }
     return llvm::formatv("  // {0} {1}.\n"
                          "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
                          "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"

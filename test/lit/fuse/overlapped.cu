@@ -63,13 +63,24 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // CHECK-NEXT:   const bool interior = x0 - 1 >= 0 && x0 + 31 < extentX && x0 + 31 < W &&
 // CHECK-NEXT:                         x0 + 32 <= W - 1 && y0 - 1 >= 0 && y0 + 16 < extentY &&
 // CHECK-NEXT:                         y0 + 16 < H && y0 + 16 <= H - 1;
+// Regions of whole 32-column rows: a column per lane; interior warps run
+// the rows unrolled, without branches.
 // CHECK:        // blurX over columns x0 + [0, 32), rows y0 + [-1, 17).
-// CHECK-NEXT:   for (int i = lane; i < 32 * 18; i += 32) {
-// CHECK-NEXT:     const int x = x0 + i % 32, y = y0 - 1 + i / 32;
-// CHECK-NEXT:     if (interior)
-// CHECK-NEXT:       blurX_point<true>(x, y, in, tmp, W, H, tmp_tile);
-// CHECK-NEXT:     else if (x >= 0 && y >= 0 && x < extentX && y < extentY)
-// CHECK-NEXT:       blurX_point<false>(x, y, in, tmp, W, H, tmp_tile);
+// CHECK-NEXT:   if (interior) {
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:     for (int r = 0; r < 18; ++r)
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:       for (int c = 0; c < 32; c += 32) {
+// CHECK-NEXT:         const int x = x0 + c + lane, y = y0 - 1 + r;
+// CHECK-NEXT:         blurX_point<true>(x, y, in, tmp, W, H, tmp_tile);
+// CHECK-NEXT:       }
+// CHECK-NEXT:   } else {
+// CHECK-NEXT:     for (int r = 0; r < 18; ++r)
+// CHECK-NEXT:       for (int c = 0; c < 32; c += 32) {
+// CHECK-NEXT:         const int x = x0 + c + lane, y = y0 - 1 + r;
+// CHECK-NEXT:         if (x >= 0 && y >= 0 && x < extentX && y < extentY)
+// CHECK-NEXT:           blurX_point<false>(x, y, in, tmp, W, H, tmp_tile);
+// CHECK-NEXT:       }
 // CHECK-NEXT:   }
 // CHECK-NEXT:   __syncwarp();
 // CHECK-NEXT:   // blurY over the warp's tile.
