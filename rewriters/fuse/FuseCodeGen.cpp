@@ -652,28 +652,44 @@ private:
   }
 
   /// `if (interior) f<true>(..); else if (inside) f<false>(..);`
-  std::string pointCalls(unsigned I, const std::vector<std::string> &Args,
-                         const std::string &Indent) {
-    return llvm::formatv("{0}if (interior)\n"
-                         "{0}  {1}<true>({2});\n"
-                         "{0}else if (x >= 0 && y >= 0 && x < extentX && y < "
-                         "extentY)\n"
-                         "{0}  {1}<false>({2});\n",
-                         Indent, pointName(I), llvm::join(Args, ", "))
-        .str();
+  /// `f<Form>(args);` for each stage of \p Is, one per line.
+  std::string calls(const std::vector<unsigned> &Is, const char *Form,
+                    const std::string &Indent) {
+    std::string Text;
+    for (unsigned I : Is)
+      Text += Indent + pointName(I) + "<" + Form + ">(" +
+              llvm::join(callArgs(I), ", ") + ");\n";
+    return Text;
   }
 
-  /// Stage \p I over columns x0 + [ColumnLo, ColumnLo + Width) of its rows,
-  /// lanes taking consecutive points.
-  std::string linearLoop(unsigned I, int64_t ColumnLo, int64_t Width,
-                         const std::string &What) {
-    const FuseStage &S = G.Stages[I];
+  /// `if (interior) f<true>(..); else if (inside) f<false>(..);`, braced
+  /// when several stages share the loop.
+  std::string pointCalls(const std::vector<unsigned> &Is,
+                         const std::string &Indent) {
+    const char *Open = Is.size() > 1 ? " {" : "";
+    std::string Close = Is.size() > 1 ? Indent + "}" : "";
+    std::string Inner = Indent + "  ";
+    return Indent + "if (interior)" + Open + "\n" + calls(Is, "true", Inner) +
+           Close + (Is.size() > 1 ? " " : Indent) +
+           "else if (x >= 0 && y >= 0 && x < extentX && y < extentY)" + Open +
+           "\n" + calls(Is, "false", Inner) +
+           (Is.size() > 1 ? Close + "\n" : "");
+  }
+
+  /// Stages \p Is (one region) over columns x0 + [ColumnLo, ColumnLo +
+  /// Width) of their rows, each point computed by each stage in turn.
+  std::string linearLoop(const std::vector<unsigned> &Is, int64_t ColumnLo,
+                         int64_t Width, const std::string &What) {
+    const FuseStage &S = G.Stages[Is.front()];
     int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
-    if (Width % 32 == 0) {
+    std::vector<std::string> Names;
+    for (unsigned I : Is)
+      Names.push_back(G.Stages[I].Kernel->getNameAsString());
+    std::string Who = llvm::join(Names, " and ");
+    if (Width % 32 == 0)
       // Whole rows of lanes: one column per lane. Interior warps run the
       // rows unrolled and branch-free, so that reads neighbouring rows
       // share are loaded once; border warps loop.
-      std::string Args = llvm::join(callArgs(I), ", ");
       return llvm::formatv(
                  "  // {0} {1}.\n"
                  "  if (interior) {{\n"
@@ -682,33 +698,38 @@ private:
                  "#pragma unroll\n"
                  "      for (int c = 0; c < {2}; c += 32) {{\n"
                  "        const int x = {4} + c + lane, y = {5} + r;\n"
-                 "        {6}<true>({7});\n"
+                 "{6}"
                  "      }\n"
                  "  } else {{\n"
                  "    for (int r = 0; r < {3}; ++r)\n"
                  "      for (int c = 0; c < {2}; c += 32) {{\n"
                  "        const int x = {4} + c + lane, y = {5} + r;\n"
-                 "        if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
-                 "          {6}<false>({7});\n"
+                 "        if (x >= 0 && y >= 0 && x < extentX && y < extentY)"
+                 "{8}\n"
+                 "{7}"
+                 "{9}"
                  "      }\n"
                  "  }\n",
-                 S.Kernel->getNameAsString(), What, Width, H,
-                 plus("x0", ColumnLo), plus("y0", S.RegionLo[1]), pointName(I),
-                 Args)
+                 Who, What, Width, H, plus("x0", ColumnLo),
+                 plus("y0", S.RegionLo[1]), calls(Is, "true", "        "),
+                 calls(Is, "false", "          "), Is.size() > 1 ? " {" : "",
+                 Is.size() > 1 ? "        }\n" : "")
           .str();
-    }
     return llvm::formatv("  // {0} {1}.\n"
                          "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
                          "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
                          "{6}"
                          "  }\n",
-                         S.Kernel->getNameAsString(), What, Width, H,
-                         plus("x0", ColumnLo), plus("y0", S.RegionLo[1]),
-                         pointCalls(I, callArgs(I), "    "))
+                         Who, What, Width, H, plus("x0", ColumnLo),
+                         plus("y0", S.RegionLo[1]), pointCalls(Is, "    "))
         .str();
   }
 
-  std::string stageLoop(unsigned I) {
+  /// The loops of stages \p Is: one stage (split into a shared and a
+  /// register part with hybrid tiling), or several of one region that
+  /// share the loop (see kernel()).
+  std::string stageLoop(const std::vector<unsigned> &Is) {
+    unsigned I = Is.front();
     const FuseStage &S = G.Stages[I];
     int64_t W = int64_t(T.width()) + S.RegionHi[0] - S.RegionLo[0];
     auto Rows = [&](int64_t Lo, int64_t Hi) {
@@ -720,21 +741,21 @@ private:
       int64_t Split = registerBase(I);
       std::string Loops;
       if (Split > S.RegionLo[0])
-        Loops += linearLoop(I, S.RegionLo[0], Split - S.RegionLo[0],
+        Loops += linearLoop({I}, S.RegionLo[0], Split - S.RegionLo[0],
                             "over " + Rows(S.RegionLo[0], Split) +
                                 " (shared memory part)");
       return Loops + registerLoop(I);
     }
     bool Global = false;
     for (const FuseBuffer &B : G.Written)
-      if (B.Producer == I)
+      if (llvm::is_contained(Is, B.Producer))
         Global |= B.Global;
     std::string What =
         Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
                 S.RegionHi[0] == 0 && S.RegionHi[1] == 0
             ? "over the warp's tile"
             : "over " + Rows(S.RegionLo[0], T.width() + S.RegionHi[0]);
-    return linearLoop(I, S.RegionLo[0], W, What);
+    return linearLoop(Is, S.RegionLo[0], W, What);
   }
 
   //===-- Hybrid tiling ---------------------------------------------------===//
@@ -832,7 +853,12 @@ private:
             "      const cuda_rewrite::fuse::Slot<{0}> {1}{{{2}[j][r]};\n",
             B.ElementType, Views[&B], regsName(B));
       }
-    Body += pointCalls(I, callArgs(I, Views), "      ");
+    Body += "      if (interior)\n        " + pointName(I) + "<true>(" +
+            llvm::join(callArgs(I, Views), ", ") + ");\n" +
+            "      else if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
+            "        " +
+            pointName(I) + "<false>(" + llvm::join(callArgs(I, Views), ", ") +
+            ");\n";
     return llvm::formatv(
                "  // {0} over columns x0 + [{1}, {2}), rows y0 + [{3}, {4}) in "
                "registers:\n"
@@ -877,6 +903,22 @@ private:
 
   std::string valueName(const FuseBuffer &B) {
     return param(B.Name).Name + "_at";
+  }
+
+  /// Whether stage \p I can join the loop of stages \p Loop: same region,
+  /// no register part, and no inlined stage read (its lambda may come
+  /// after the loop). Reads of tiles the loop writes are ruled out by the
+  /// caller (they wait for a __syncwarp).
+  bool sharesLoop(const std::vector<unsigned> &Loop, unsigned I) {
+    if (Loop.empty())
+      return false;
+    const FuseStage &A = G.Stages[Loop.front()], &B = G.Stages[I];
+    std::set<unsigned> Inlined;
+    inlinedReadBy(I, Inlined);
+    return Inlined.empty() && !Hybrid.splits(G, Loop.front()) &&
+           !Hybrid.splits(G, I) && A.RegionLo[0] == B.RegionLo[0] &&
+           A.RegionLo[1] == B.RegionLo[1] && A.RegionHi[0] == B.RegionHi[0] &&
+           A.RegionHi[1] == B.RegionHi[1];
   }
 
   /// The tiles stage \p I reads, directly or through the inlined stages it
@@ -1066,27 +1108,41 @@ private:
     // A stage's loop waits (__syncwarp) only for tiles written since the
     // last wait that it reads, itself or through inlined stages; tiles are
     // never reused, so no read waits for a later write.
-    std::string Body;
+    std::string Body, Deferred;
     std::set<const FuseBuffer *> Unsynced;
+    // Stages of one region that read nothing the loop writes share it
+    // (Harris's two gradients: their reads of the input load once).
+    std::vector<unsigned> Loop;
+    auto Flush = [&] {
+      if (!Loop.empty())
+        Body += stageLoop(Loop);
+      Body += Deferred;
+      Loop.clear();
+      Deferred.clear();
+    };
     for (unsigned I = 0; I != G.Stages.size(); ++I) {
       if (!G.Stages[I].Needed)
         continue;
       if (G.Stages[I].Inlined) {
-        Body += valueLambda(I);
+        (Loop.empty() ? Body : Deferred) += valueLambda(I);
         continue;
       }
       std::set<const FuseBuffer *> Reads = tilesRead(I);
-      if (llvm::any_of(Reads, [&](const FuseBuffer *B) {
-            return Unsynced.count(B) != 0;
-          })) {
-        Body += "  __syncwarp();\n";
-        Unsynced.clear();
+      bool Waits = llvm::any_of(
+          Reads, [&](const FuseBuffer *B) { return Unsynced.count(B) != 0; });
+      if (Waits || !sharesLoop(Loop, I)) {
+        Flush();
+        if (Waits) {
+          Body += "  __syncwarp();\n";
+          Unsynced.clear();
+        }
       }
-      Body += stageLoop(I);
+      Loop.push_back(I);
       for (const FuseBuffer &B : G.Written)
         if (B.Producer == I && B.OnChip && !B.Inlined)
           Unsynced.insert(&B);
     }
+    Flush();
     return llvm::formatv(
                "__global__ void __launch_bounds__({0}) kernel({1}, int "
                "extentX, "
