@@ -103,18 +103,13 @@ public:
           .reorder(C, R.x, R.y, X, Y)
           .gpu_threads(X, Y)
           .unroll(C);
-      BlurX.compute_root()
-          .reorder(C, X, Y, Z)
-          .reorder_storage(C, X, Y, Z)
-          .vectorize(C)
-          .unroll(Y, 2, TailStrategy::RoundUp)
-          .gpu_tile(X, Y, Z, XI, YI, ZII, 32, 8, 1, TailStrategy::RoundUp);
-      BlurY.compute_root()
-          .reorder(C, X, Y, Z)
-          .reorder_storage(C, X, Y, Z)
-          .vectorize(C)
-          .unroll(Y, 2, TailStrategy::RoundUp)
-          .gpu_tile(X, Y, Z, XI, YI, ZII, 32, 8, 1, TailStrategy::RoundUp);
+      for (Func Blur : {BlurX, BlurY})
+        Blur.compute_root()
+            .reorder(C, X, Y, Z)
+            .reorder_storage(C, X, Y, Z)
+            .vectorize(C)
+            .unroll(Y, 2, TailStrategy::RoundUp)
+            .gpu_tile(X, Y, Z, XI, YI, ZII, 32, 8, 1, TailStrategy::RoundUp);
       Out.compute_root().gpu_tile(X, Y, XI, YI, 32, 8);
       Interpolated.compute_at(Out, XI).vectorize(C);
     } else {

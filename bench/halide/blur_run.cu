@@ -12,10 +12,7 @@
 #include "hl_driver.cuh"
 
 #define FUSE_SAMPLE_NO_MAIN
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
 #include "../../samples/fuse/blur.cu"
-#pragma nv_diagnostic pop
 
 #include "blur.h"
 
@@ -30,12 +27,8 @@ int main(int argc, char **argv) {
   hlbench::init();
   hlbench::Image HIn(In, hlbench::planar(S.W, S.H));
   hlbench::Image HOut(In.size(), hlbench::planar(S.W, S.H));
-  harness::Result Res = hlbench::measure(
-      A, [&] { HOut.poison(); },
-      [&] { hlbench::check(blur(HIn.raw(), HOut.raw()), "blur"); },
-      [&] {
-        return harness::compareFloat(HOut.download(), Ref,
-                                     harness::Everywhere(), kTolerance);
-      });
-  return harness::report(A, Res, 2.0 * double(HIn.bytes()));
+  return hlbench::runAndReport(
+      A, "blur", HOut, [&] { return blur(HIn.raw(), HOut.raw()); },
+      hlbench::against(Ref, harness::Everywhere(), kTolerance),
+      2.0 * double(HIn.bytes()));
 }

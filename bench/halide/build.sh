@@ -119,6 +119,15 @@ driver_one() {
 }
 export -f driver_one
 
+# One line per pipeline, "NAME $1", and with --host-check also "NAME $2":
+# the jobs of steps 2 and 3.
+jobs_of() {
+  for N in "${NAMES[@]}"; do
+    echo "$N $1"
+    if [ $HOST_CHECK = 1 ]; then echo "$N $2"; fi
+  done
+}
+
 if [ $DRIVERS_ONLY = 0 ]; then
   [ -f "$HALIDE_INCLUDE/Halide.h" ] || {
     echo "build.sh: no $HALIDE_INCLUDE/Halide.h: apt-get install -y libhalide14-0-dev" >&2; exit 1; }
@@ -141,12 +150,8 @@ if [ $DRIVERS_ONLY = 0 ]; then
   fi
 
   echo "build.sh: AOT-compiling for $CUDA_TARGET"
-  {
-    for N in "${NAMES[@]}"; do
-      echo "$N $OUT/cuda $CUDA_TARGET"
-      if [ $HOST_CHECK = 1 ]; then echo "$N $OUT/host $HOST_TARGET"; fi
-    done
-  } | xargs -P "$JOBS" -L1 bash -c 'aot_one "$0" "$1" "$2"'
+  jobs_of "$OUT/cuda $CUDA_TARGET" "$OUT/host $HOST_TARGET" |
+    xargs -P "$JOBS" -L1 bash -c 'aot_one "$0" "$1" "$2"'
   wait # The runtimes.
 fi
 for F in halide_runtime.a HalideRuntime.h HalideRuntimeCuda.h; do
@@ -154,12 +159,7 @@ for F in halide_runtime.a HalideRuntime.h HalideRuntimeCuda.h; do
 done
 
 echo "build.sh: drivers (nvcc -arch=$NVCC_ARCH)"
-{
-  for N in "${NAMES[@]}"; do
-    echo "$N cuda"
-    if [ $HOST_CHECK = 1 ]; then echo "$N host"; fi
-  done
-} | xargs -P "$JOBS" -L1 bash -c 'driver_one "$0" "$1"'
+jobs_of cuda host | xargs -P "$JOBS" -L1 bash -c 'driver_one "$0" "$1"'
 for N in "${NAMES[@]}"; do
   echo "build.sh: built $OUT/$N"
 done

@@ -15,10 +15,7 @@
 #include "hl_driver.cuh"
 
 #define FUSE_SAMPLE_NO_MAIN
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
 #include "../../samples/fuse/camera.cu"
-#pragma nv_diagnostic pop
 
 #include "camera.h"
 
@@ -30,16 +27,11 @@ int main(int argc, char **argv) {
   hlbench::Image HMatrix(P.Matrix, {{0, 4, 1}, {0, 3, 4}});
   hlbench::Image HCurve(P.Curve, {{0, kCurveSize, 1}});
   hlbench::Image HOut(size_t(OW) * OH * 3, hlbench::planar(OW, OH, 3));
-  harness::Result Res = hlbench::measure(
-      P.A, [&] { HOut.poison(); },
+  return hlbench::runAndReport(
+      P.A, "camera", HOut,
       [&] {
-        hlbench::check(
-            camera(HRaw.raw(), HMatrix.raw(), HCurve.raw(), HOut.raw()),
-            "camera");
+        return camera(HRaw.raw(), HMatrix.raw(), HCurve.raw(), HOut.raw());
       },
-      [&] {
-        return harness::compareFloat(HOut.download(), P.Ref,
-                                     harness::Everywhere(), kTolerance);
-      });
-  return harness::report(P.A, Res, double(HRaw.bytes() + HOut.bytes()));
+      hlbench::against(P.Ref, harness::Everywhere(), kTolerance),
+      double(HRaw.bytes() + HOut.bytes()));
 }

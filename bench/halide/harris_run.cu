@@ -14,10 +14,7 @@
 #include "hl_driver.cuh"
 
 #define FUSE_SAMPLE_NO_MAIN
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
 #include "../../samples/fuse/harris.cu"
-#pragma nv_diagnostic pop
 
 #include "harris.h"
 
@@ -34,12 +31,7 @@ int main(int argc, char **argv) {
   // The whole W x H output image, seen by Halide as its interior window.
   hlbench::Image HOut(In.size(), {{2, S.W - 4, 1}, {2, S.H - 4, S.W}},
                       size_t(2) * S.W + 2);
-  harness::Result Res = hlbench::measure(
-      A, [&] { HOut.poison(); },
-      [&] { hlbench::check(harris(HIn.raw(), HOut.raw()), "harris"); },
-      [&] {
-        return harness::compareFloat(HOut.download(), Ref, Interior{S.W, S.H},
-                                     kTolerance);
-      });
-  return harness::report(A, Res, bytesMoved(S));
+  return hlbench::runAndReport(
+      A, "harris", HOut, [&] { return harris(HIn.raw(), HOut.raw()); },
+      hlbench::against(Ref, Interior{S.W, S.H}, kTolerance), bytesMoved(S));
 }

@@ -31,6 +31,10 @@
 
 #include "image.cuh"
 
+// The drivers include their sample for its reference, tolerance and helpers;
+// its pipeline function is left unused (warning 177).
+#pragma nv_diag_suppress 177
+
 #include "HalideRuntime.h"
 #ifndef HLBENCH_HOST
 #include "HalideRuntimeCuda.h"
@@ -195,6 +199,28 @@ harness::Result measure(const harness::Args &A, PoisonFn Poison,
               A.Name.c_str());
   return R;
 #endif
+}
+
+/// The comparison of most drivers: every point \p Where selects against
+/// \p Ref, within \p Tolerance.
+template <typename WhereFn>
+auto against(const std::vector<double> &Ref, WhereFn Where, double Tolerance) {
+  return [&Ref, Where, Tolerance](const std::vector<float> &Got) {
+    return harness::compareFloat(Got, Ref, Where, Tolerance);
+  };
+}
+
+/// How every driver's main() ends: times \p Pipeline (one call of the
+/// AOT-compiled Halide pipeline, returning its error code) writing \p Out,
+/// poisoned before each run, checks Out with \p Compare, and prints the
+/// sample's RESULT line with \p Bytes as the data moved.
+template <typename PipelineFn, typename CompareFn>
+int runAndReport(const harness::Args &A, const char *Name, Image &Out,
+                 PipelineFn Pipeline, CompareFn Compare, double Bytes) {
+  harness::Result Res = hlbench::measure(
+      A, [&] { Out.poison(); }, [&] { check(Pipeline(), Name); },
+      [&] { return Compare(Out.download()); });
+  return harness::report(A, Res, Bytes);
 }
 
 } // namespace hlbench

@@ -13,10 +13,7 @@
 #include "hl_driver.cuh"
 
 #define FUSE_SAMPLE_NO_MAIN
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
 #include "../../samples/fuse/interpolate.cu"
-#pragma nv_diagnostic pop
 
 #include "interpolate.h"
 
@@ -26,16 +23,11 @@ int main(int argc, char **argv) {
   hlbench::Image HIn(P.In, hlbench::planar(P.S.W, P.S.H, 4));
   hlbench::Image HOut(size_t(P.S.pixels()) * 3,
                       hlbench::planar(P.S.W, P.S.H, 3));
-  harness::Result Res = hlbench::measure(
-      P.A, [&] { HOut.poison(); },
-      [&] {
-        // The Halide pipeline (the sample's kernel of that name takes
-        // float pointers).
-        hlbench::check(interpolate(HIn.raw(), HOut.raw()), "interpolate");
-      },
-      [&] {
-        return harness::compareFloat(HOut.download(), P.Ref,
-                                     harness::Everywhere(), kTolerance);
-      });
-  return harness::report(P.A, Res, bytesMoved(P.S));
+  return hlbench::runAndReport(
+      P.A, "interpolate", HOut,
+      // The Halide pipeline (the sample's kernel of that name takes float
+      // pointers).
+      [&] { return interpolate(HIn.raw(), HOut.raw()); },
+      hlbench::against(P.Ref, harness::Everywhere(), kTolerance),
+      bytesMoved(P.S));
 }

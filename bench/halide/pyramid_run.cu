@@ -12,10 +12,7 @@
 #include "hl_driver.cuh"
 
 #define FUSE_SAMPLE_NO_MAIN
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
 #include "../../samples/fuse/pyramid.cu"
-#pragma nv_diagnostic pop
 
 #include "pyramid.h"
 
@@ -26,15 +23,9 @@ int main(int argc, char **argv) {
   hlbench::Image HB(P.ImgB, hlbench::planar(P.S.W, P.S.H, 3));
   hlbench::Image HMask(P.Mask, hlbench::planar(P.S.W, P.S.H));
   hlbench::Image HOut(size_t(P.S.elements()), hlbench::planar(P.S.W, P.S.H, 3));
-  harness::Result Res = hlbench::measure(
-      P.A, [&] { HOut.poison(); },
-      [&] {
-        hlbench::check(pyramid(HA.raw(), HB.raw(), HMask.raw(), HOut.raw()),
-                       "pyramid");
-      },
-      [&] {
-        return harness::compareFloat(HOut.download(), P.Ref,
-                                     harness::Everywhere(), kTolerance);
-      });
-  return harness::report(P.A, Res, bytesMoved(P.S));
+  return hlbench::runAndReport(
+      P.A, "pyramid", HOut,
+      [&] { return pyramid(HA.raw(), HB.raw(), HMask.raw(), HOut.raw()); },
+      hlbench::against(P.Ref, harness::Everywhere(), kTolerance),
+      bytesMoved(P.S));
 }

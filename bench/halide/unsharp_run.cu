@@ -12,10 +12,7 @@
 #include "hl_driver.cuh"
 
 #define FUSE_SAMPLE_NO_MAIN
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress 177 // The sample's pipeline, not called here.
 #include "../../samples/fuse/unsharp.cu"
-#pragma nv_diagnostic pop
 
 #include "unsharp.h"
 
@@ -31,9 +28,10 @@ int main(int argc, char **argv) {
   hlbench::init();
   hlbench::Image HIn(In, hlbench::planar(S.W, S.H, S.C));
   hlbench::Image HOut(In.size(), hlbench::planar(S.W, S.H, S.C));
-  harness::Result Res = hlbench::measure(
-      A, [&] { HOut.poison(); },
-      [&] { hlbench::check(unsharp(HIn.raw(), HOut.raw()), "unsharp"); },
-      [&] { return compareWithTies(HOut.download(), Ties, Ref); });
-  return harness::report(A, Res, 2.0 * double(HIn.bytes()));
+  return hlbench::runAndReport(
+      A, "unsharp", HOut, [&] { return unsharp(HIn.raw(), HOut.raw()); },
+      [&](const std::vector<float> &Got) {
+        return compareWithTies(Got, Ties, Ref);
+      },
+      2.0 * double(HIn.bytes()));
 }

@@ -81,15 +81,33 @@ void run(const float *in, float *out, float *live, int W, int H, int P) {
   cudaMalloc(&u, 4 * W * H);
 )cu";
 
+/// The plan of a block of \p Launches in run() (buffers in, out, live, t,
+/// u; launch shapes g, g2 and b), with \p MoreKernels defined before it.
+Planned planBlock(const std::string &Launches,
+                  const std::string &MoreKernels = "",
+                  GroupCostFn GroupCost = nullptr) {
+  return plan(MoreKernels + Prologue + "  {\n" + Launches + "  }\n}\n",
+              GroupCost);
+}
+
+/// Why each stage stays a launch of its own, in order, when the plan fuses
+/// nothing; empty when it fuses something (so that a check of a reason
+/// fails).
+std::vector<std::string> reasonsAlone(const Planned &P) {
+  std::vector<std::string> Why;
+  if (P.Plan.Groups.empty())
+    for (const UnfusedStage &U : P.Plan.Unfused)
+      Why.push_back(U.Why);
+  return Why;
+}
+
 } // namespace
 
 TEST(FusePlan, ClampedReadsWidenTheProducersRegion) {
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, t, W, H);
     blurY<<<g, b>>>(t, out, W, H);
-  }
-})cu");
+)cu");
   ASSERT_TRUE(P.Why.empty()) << P.Why;
   ASSERT_EQ(P.Plan.Groups.size(), 1u);
   const FuseGroup &G = P.Plan.Groups[0];
@@ -115,45 +133,38 @@ TEST(FusePlan, ClampedReadsWidenTheProducersRegion) {
 }
 
 TEST(FusePlan, GuardedReadsProvedInsideTheProducersGuard) {
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     inside<<<g, b>>>(in, t, W, H);
     inside<<<g, b>>>(t, out, W, H);
-  }
-})cu");
+)cu");
   // The consumer writes 2 <= x < W - 1 and reads x - 2 .. x + 1, which
   // leaves [0, W) but not [2, W - 1): not provably written.
   ASSERT_TRUE(P.Why.empty()) << P.Why;
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
-  EXPECT_NE(P.Plan.Unfused[0].Why.find("a read of 'in' along x is not "
-                                       "provably inside what its producer "
-                                       "writes"),
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_NE(Why[0].find("a read of 'in' along x is not "
+                        "provably inside what its producer "
+                        "writes"),
             std::string::npos)
-      << P.Plan.Unfused[0].Why;
+      << Why[0];
 }
 
 TEST(FusePlan, ReadPastTheLastColumnIsRefused) {
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, t, W, H);
     past<<<g, b>>>(t, out, W, H);
-  }
-})cu");
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
-  EXPECT_NE(P.Plan.Unfused[1].Why.find("along x is not provably inside"),
-            std::string::npos)
-      << P.Plan.Unfused[1].Why;
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_NE(Why[1].find("along x is not provably inside"), std::string::npos)
+      << Why[1];
 }
 
 TEST(FusePlan, ALiveIntermediateIsKeptAndStoredByItsOwner) {
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, live, W, H);
     blurY<<<g, b>>>(live, out, W, H);
-  }
-})cu");
+)cu");
   ASSERT_EQ(P.Plan.Groups.size(), 1u);
   const FuseGroup &G = P.Plan.Groups[0];
   EXPECT_TRUE(G.Written[0].OnChip);
@@ -163,40 +174,38 @@ TEST(FusePlan, ALiveIntermediateIsKeptAndStoredByItsOwner) {
 }
 
 TEST(FusePlan, OtherLayoutsAndLaunchesStartNewGroups) {
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, t, W, H);
     strided<<<g, b>>>(t, u, W, H, P);
     blurY<<<g2, b>>>(u, out, W, H);
-  }
-})cu");
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 3u);
-  EXPECT_NE(P.Plan.Unfused[0].Why.find("another layout"), std::string::npos)
-      << P.Plan.Unfused[0].Why;
-  EXPECT_NE(P.Plan.Unfused[2].Why.find("another grid, block or stream"),
-            std::string::npos)
-      << P.Plan.Unfused[2].Why;
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 3u);
+  EXPECT_NE(Why[0].find("another layout"), std::string::npos) << Why[0];
+  EXPECT_NE(Why[2].find("another grid, block or stream"), std::string::npos)
+      << Why[2];
 }
 
 TEST(FusePlan, ArgumentsWithSideEffectsAreRefused) {
   // The launcher would evaluate H++ once for both launches (and the fallback
   // again).
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, t, W, H++);
     blurY<<<g, b>>>(t, out, W, H);
-  }
-})cu");
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
-  EXPECT_EQ(P.Plan.Unfused[0].Why, "argument 4 ('H++') may have side effects");
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_EQ(Why[0], "argument 4 ('H++') may have side effects");
 }
 
 TEST(FusePlan, KernelsInNamespacesAreRefused) {
   // A point function copies the kernel's body next to the host function,
   // where the namespace's names are not visible unqualified.
-  Planned P = plan(std::string(Prologue).replace(0, 1, R"cu(
+  Planned P = planBlock(R"cu(
+    stages::copy<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+)cu",
+                        R"cu(
 namespace stages {
 __global__ void copy(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -206,23 +215,22 @@ __global__ void copy(const float *in, float *out, int W, int H) {
   out[y * W + x] = in[y * W + x];
 }
 } // namespace stages
-)cu") + R"cu(
-  {
-    stages::copy<<<g, b>>>(in, t, W, H);
-    blurY<<<g, b>>>(t, out, W, H);
-  }
-})cu");
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
-  EXPECT_EQ(P.Plan.Unfused[0].Why,
-            "its kernel is declared in a namespace or class");
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_EQ(Why[0], "its kernel is declared in a namespace or class");
 }
 
 TEST(FusePlan, WritesThePlanCannotSeeAreRefused) {
   // Through a helper's pointer parameter, and through a pointer local: a
   // fused kernel computes points several times, so every write must be one
   // the plan knows about.
-  Planned P = plan(std::string(Prologue).replace(0, 1, R"cu(
+  Planned P = planBlock(R"cu(
+    viaHelper<<<g, b>>>(in, t, W, H);
+    viaLocal<<<g, b>>>(t, u, W, H);
+    blurY<<<g, b>>>(u, out, W, H);
+)cu",
+                        R"cu(
 __device__ void put(float *o, int i, float v) { o[i] = v; }
 __global__ void viaHelper(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -242,22 +250,20 @@ __global__ void viaLocal(const float *in, float *out, int W, int H) {
   *next = 1.f;
   out[y * W + x] = in[y * W + x];
 }
-)cu") + R"cu(
-  {
-    viaHelper<<<g, b>>>(in, t, W, H);
-    viaLocal<<<g, b>>>(t, u, W, H);
-    blurY<<<g, b>>>(u, out, W, H);
-  }
-})cu");
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 3u);
-  EXPECT_EQ(P.Plan.Unfused[0].Why, "it passes a pointer or reference to 'put'");
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 3u);
+  EXPECT_EQ(Why[0], "it passes a pointer or reference to 'put'");
   // StageAccess refuses this one first (the store's base is no parameter).
-  EXPECT_EQ(P.Plan.Unfused[1].Why, "a store to memory that is not a parameter");
+  EXPECT_EQ(Why[1], "a store to memory that is not a parameter");
 }
 
 TEST(FusePlan, StoresThroughAPointerLocalAreRefused) {
-  Planned P = plan(std::string(Prologue).replace(0, 1, R"cu(
+  Planned P = planBlock(R"cu(
+    viaDeref<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+)cu",
+                        R"cu(
 __global__ void viaDeref(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -267,27 +273,19 @@ __global__ void viaDeref(const float *in, float *out, int W, int H) {
   *next = 0.f;
   out[y * W + x] = in[y * W + x];
 }
-)cu") + R"cu(
-  {
-    viaDeref<<<g, b>>>(in, t, W, H);
-    blurY<<<g, b>>>(t, out, W, H);
-  }
-})cu");
-  EXPECT_TRUE(P.Plan.Groups.empty());
-  ASSERT_EQ(P.Plan.Unfused.size(), 2u);
-  EXPECT_EQ(P.Plan.Unfused[0].Why,
-            "it declares a pointer or reference ('next')");
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_EQ(Why[0], "it declares a pointer or reference ('next')");
 }
 
 // The cost model's view of a group (FuseCostInput): regions, the tile of
 // the intermediate, the global read's reach and the store.
 TEST(FuseCostInput, DescribesRegionsTilesReadsAndStores) {
-  Planned P = plan(std::string(Prologue) + R"cu(
-  {
+  Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, t, W, H);
     blurY<<<g, b>>>(t, out, W, H);
-  }
-})cu");
+)cu");
   ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
   std::vector<CostStage> S =
       costStagesOf(P.Plan.Groups[0], P.AST->getASTContext());
@@ -324,21 +322,20 @@ __global__ void k(float *a, int i) { a[i] = a[i + 1] * 2.f + twice(i); }
 // DP-Fusion splits a run of fusable stages where the cost says so; a stage
 // left alone stays its launch, with the reason.
 TEST(FusePlan, DpFusionSplitsARunWhereTheCostSaysSo) {
-  std::string Block = std::string(Prologue) + R"cu(
-  {
+  const char *Launches = R"cu(
     blurY<<<g, b>>>(in, t, W, H);
     blurY<<<g, b>>>(t, u, W, H);
     blurY<<<g, b>>>(u, out, W, H);
-  }
-})cu";
-  Planned Whole = plan(Block);
+)cu";
+  Planned Whole = planBlock(Launches);
   ASSERT_EQ(Whole.Plan.Groups.size(), 1u) << Whole.Why;
   EXPECT_EQ(Whole.Plan.Groups[0].Stages.size(), 3u);
   // The three together cost 100, any other group its size: the last two
   // fuse (ties go to the longer last group), the first runs alone.
-  Planned Split = plan(Block, [](const FuseGroup &G) -> std::optional<double> {
-    return G.Stages.size() == 3 ? 100.0 : double(G.Stages.size());
-  });
+  Planned Split =
+      planBlock(Launches, "", [](const FuseGroup &G) -> std::optional<double> {
+        return G.Stages.size() == 3 ? 100.0 : double(G.Stages.size());
+      });
   ASSERT_EQ(Split.Plan.Groups.size(), 1u) << Split.Why;
   EXPECT_EQ(Split.Plan.Groups[0].Stages.size(), 2u);
   EXPECT_EQ(Split.Plan.Groups[0].Stages[0].Index, 1u);
