@@ -24,19 +24,32 @@ namespace {
 
 const char *const AxisName[] = {"x", "y", "z"};
 
+/// `v + k` for a constant k, as a C++ expression.
+std::string plus(const std::string &V, int64_t K) {
+  if (K == 0)
+    return V;
+  return V + (K > 0 ? " + " : " - ") + std::to_string(K < 0 ? -K : K);
+}
+
+/// Where stage \p S's region starts along \p D, over the warp's tile
+/// origin (x0, y0): `x0 - 1`, `2 * y0 - 2`.
+std::string regionStart(const FuseStage &S, unsigned D) {
+  return plus(scaledOrigin(S, D, D ? "y0" : "x0"), S.RegionLo[D]);
+}
+
 /// An on-chip buffer's tile: its producer's region around the warp tile.
 struct TileShape {
-  int64_t Lo[2] = {0, 0};
+  std::string Origin[2];
   int64_t Width = 0, Height = 0;
 };
 
 TileShape tileOf(const FuseGroup &G, const FuseBuffer &B, const FuseTile &T) {
   const FuseStage &P = G.Stages[B.Producer];
   TileShape S;
-  S.Lo[0] = P.RegionLo[0];
-  S.Lo[1] = P.RegionLo[1];
-  S.Width = int64_t(T.width()) + P.RegionHi[0] - P.RegionLo[0];
-  S.Height = int64_t(T.Rows) + P.RegionHi[1] - P.RegionLo[1];
+  S.Origin[0] = regionStart(P, 0);
+  S.Origin[1] = regionStart(P, 1);
+  S.Width = std::max<int64_t>(0, regionExtent(P, 0, T.width()));
+  S.Height = std::max<int64_t>(0, regionExtent(P, 1, T.Rows));
   return S;
 }
 
@@ -49,13 +62,6 @@ unsigned elementBytes(const FuseGroup &G, const FuseBuffer &B,
       return unsigned(Ctx.getTypeSizeInChars(Param->getType()->getPointeeType())
                           .getQuantity());
   return 4;
-}
-
-/// `v + k` for a constant k, as a C++ expression.
-std::string plus(const std::string &V, int64_t K) {
-  if (K == 0)
-    return V;
-  return V + (K > 0 ? " + " : " - ") + std::to_string(K < 0 ? -K : K);
 }
 
 /// A host argument of the group's launches, passed on as a parameter.
@@ -194,14 +200,14 @@ private:
 
   std::string launchArgs() {
     const CallExpr *Config = G.Stages.front().Launch->getConfig();
-    std::vector<std::string> Args;
-    for (unsigned I : {0u, 1u})
-      Args.push_back(sourceText(Ctx, Config->getArg(I)->getSourceRange()));
+    std::vector<std::string> Args = {
+        G.Grids.front(), sourceText(Ctx, Config->getArg(1)->getSourceRange())};
     const Expr *Stream =
         Config->getNumArgs() > 3 && !isa<CXXDefaultArgExpr>(Config->getArg(3))
             ? Config->getArg(3)
             : nullptr;
     Args.push_back(Stream ? sourceText(Ctx, Stream->getSourceRange()) : "0");
+    Args.insert(Args.end(), G.Grids.begin() + 1, G.Grids.end());
     for (const HostParam &P : Params)
       Args.push_back(P.Text);
     return llvm::join(Args, ", ");
@@ -322,11 +328,27 @@ private:
     return Out + Buffer.slice(At, End).str();
   }
 
+  /// `(Scale * V + Add) / Divisor + Offset` for read coordinate \p C,
+  /// without the parts that are 1 or 0 (C division, as the stage's).
+  static std::string readCoordinate(const CoordinateRead &C,
+                                    const std::string &V) {
+    if (C.Scale == 1 && C.Divisor == 1)
+      return plus(V, C.Offset + C.Add);
+    // V is a name or parenthesized; Scale * V / Divisor divides the
+    // product.
+    std::string Text = C.Scale == 1 ? V : std::to_string(C.Scale) + " * " + V;
+    if (C.Add != 0)
+      Text = "(" + plus(Text, C.Add) + ")";
+    if (C.Divisor != 1)
+      Text += " / " + std::to_string(C.Divisor);
+    return plus(Text, C.Offset);
+  }
+
   /// How a read's coordinate along \p D is written at the stage's point.
   std::string coordinate(const FuseStage &S, const CoordinateRead &C,
                          unsigned D) {
     std::string V =
-        plus(S.Access.CoordinateVar[D]->getNameAsString(), C.Offset + C.Add);
+        readCoordinate(C, S.Access.CoordinateVar[D]->getNameAsString());
     if (C.Clamped) {
       std::string Clamp =
           C.ClampFunction + "(" + V + ", " + C.Lo + ", " + C.Hi + ")";
@@ -636,8 +658,7 @@ private:
     const FuseStage &S = G.Stages[I];
     std::vector<std::string> Args = pointArgs(I);
     if (S.NeedsOwn)
-      Args.push_back(
-          "x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH");
+      Args.push_back(ownTile(S));
     for (const std::string &A : S.ArgText)
       Args.push_back(param(A).Name);
     for (const ParmVarDecl *P : S.Kernel->parameters())
@@ -651,7 +672,34 @@ private:
     return Args;
   }
 
-  /// `if (interior) f<true>(..); else if (inside) f<false>(..);`
+  /// Whether (x, y) is in the warp's own tile at stage \p S's scale: the
+  /// points it stores.
+  std::string ownTile(const FuseStage &S) {
+    std::string Text;
+    for (unsigned D : {0u, 1u}) {
+      const char *V = AxisName[D];
+      std::string Origin = scaledOrigin(S, D, D ? "y0" : "x0");
+      std::string Extent = D ? "kTileH" : "kTileW";
+      if (!S.Scale[D].unit())
+        Extent = std::to_string(regionExtent(S, D, D ? T.Rows : T.width()) -
+                                S.RegionHi[D] + S.RegionLo[D]);
+      Text += llvm::formatv("{0}{1} >= {2} && {1} < {2} + {3}", D ? " && " : "",
+                            V, Origin, Extent)
+                  .str();
+    }
+    return Text;
+  }
+
+  /// The condition border warps test before computing a point of stages
+  /// \p Is: inside the launch. A stage of another grid than the last
+  /// stage's has guards along both axes (FusePlan), which its point
+  /// function tests, so only the coordinates' signs are left.
+  std::string insideLaunch(const std::vector<unsigned> &Is) {
+    if (G.Stages[Is.front()].Grid != 0)
+      return "x >= 0 && y >= 0";
+    return "x >= 0 && y >= 0 && x < extentX && y < extentY";
+  }
+
   /// `f<Form>(args);` for each stage of \p Is, one per line.
   std::string calls(const std::vector<unsigned> &Is, const char *Form,
                     const std::string &Indent) {
@@ -670,18 +718,19 @@ private:
     std::string Close = Is.size() > 1 ? Indent + "}" : "";
     std::string Inner = Indent + "  ";
     return Indent + "if (interior)" + Open + "\n" + calls(Is, "true", Inner) +
-           Close + (Is.size() > 1 ? " " : Indent) +
-           "else if (x >= 0 && y >= 0 && x < extentX && y < extentY)" + Open +
-           "\n" + calls(Is, "false", Inner) +
+           Close + (Is.size() > 1 ? " " : Indent) + "else if (" +
+           insideLaunch(Is) + ")" + Open + "\n" + calls(Is, "false", Inner) +
            (Is.size() > 1 ? Close + "\n" : "");
   }
 
-  /// Stages \p Is (one region) over columns x0 + [ColumnLo, ColumnLo +
-  /// Width) of their rows, each point computed by each stage in turn.
+  /// Stages \p Is (one region) over columns ColumnLo + [0, Width) of
+  /// their rows (ColumnLo relative to the region's scaled origin), each
+  /// point computed by each stage in turn.
   std::string linearLoop(const std::vector<unsigned> &Is, int64_t ColumnLo,
                          int64_t Width, const std::string &What) {
     const FuseStage &S = G.Stages[Is.front()];
-    int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
+    int64_t H = regionExtent(S, 1, T.Rows);
+    std::string XStart = plus(scaledOrigin(S, 0, "x0"), ColumnLo);
     std::vector<std::string> Names;
     for (unsigned I : Is)
       Names.push_back(G.Stages[I].Kernel->getNameAsString());
@@ -704,24 +753,23 @@ private:
                  "    for (int r = 0; r < {3}; ++r)\n"
                  "      for (int c = 0; c < {2}; c += 32) {{\n"
                  "        const int x = {4} + c + lane, y = {5} + r;\n"
-                 "        if (x >= 0 && y >= 0 && x < extentX && y < extentY)"
-                 "{8}\n"
+                 "        if ({10}){8}\n"
                  "{7}"
                  "{9}"
                  "      }\n"
                  "  }\n",
-                 Who, What, Width, H, plus("x0", ColumnLo),
-                 plus("y0", S.RegionLo[1]), calls(Is, "true", "        "),
+                 Who, What, Width, H, XStart, regionStart(S, 1),
+                 calls(Is, "true", "        "),
                  calls(Is, "false", "          "), Is.size() > 1 ? " {" : "",
-                 Is.size() > 1 ? "        }\n" : "")
+                 Is.size() > 1 ? "        }\n" : "", insideLaunch(Is))
           .str();
     return llvm::formatv("  // {0} {1}.\n"
                          "  for (int i = lane; i < {2} * {3}; i += 32) {{\n"
                          "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
                          "{6}"
                          "  }\n",
-                         Who, What, Width, H, plus("x0", ColumnLo),
-                         plus("y0", S.RegionLo[1]), pointCalls(Is, "    "))
+                         Who, What, Width, H, XStart, regionStart(S, 1),
+                         pointCalls(Is, "    "))
         .str();
   }
 
@@ -731,10 +779,12 @@ private:
   std::string stageLoop(const std::vector<unsigned> &Is) {
     unsigned I = Is.front();
     const FuseStage &S = G.Stages[I];
-    int64_t W = int64_t(T.width()) + S.RegionHi[0] - S.RegionLo[0];
+    int64_t W = regionExtent(S, 0, T.width());
     auto Rows = [&](int64_t Lo, int64_t Hi) {
-      return llvm::formatv("columns x0 + [{0}, {1}), rows y0 + [{2}, {3})", Lo,
-                           Hi, S.RegionLo[1], T.Rows + S.RegionHi[1])
+      return llvm::formatv("columns {0} + [{1}, {2}), rows {3} + [{4}, {5})",
+                           scaledOrigin(S, 0, "x0"), Lo, Hi,
+                           scaledOrigin(S, 1, "y0"), S.RegionLo[1],
+                           S.RegionLo[1] + regionExtent(S, 1, T.Rows))
           .str();
     };
     if (Hybrid.splits(G, I)) {
@@ -750,11 +800,10 @@ private:
     for (const FuseBuffer &B : G.Written)
       if (llvm::is_contained(Is, B.Producer))
         Global |= B.Global;
-    std::string What =
-        Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
-                S.RegionHi[0] == 0 && S.RegionHi[1] == 0
-            ? "over the warp's tile"
-            : "over " + Rows(S.RegionLo[0], T.width() + S.RegionHi[0]);
+    std::string What = Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
+                               S.RegionHi[0] == 0 && S.RegionHi[1] == 0
+                           ? "over the warp's tile"
+                           : "over " + Rows(S.RegionLo[0], S.RegionLo[0] + W);
     return linearLoop(Is, S.RegionLo[0], W, What);
   }
 
@@ -916,9 +965,10 @@ private:
     std::set<unsigned> Inlined;
     inlinedReadBy(I, Inlined);
     return Inlined.empty() && !Hybrid.splits(G, Loop.front()) &&
-           !Hybrid.splits(G, I) && A.RegionLo[0] == B.RegionLo[0] &&
-           A.RegionLo[1] == B.RegionLo[1] && A.RegionHi[0] == B.RegionHi[0] &&
-           A.RegionHi[1] == B.RegionHi[1];
+           !Hybrid.splits(G, I) && A.Grid == B.Grid &&
+           A.Scale[0] == B.Scale[0] && A.Scale[1] == B.Scale[1] &&
+           A.RegionLo[0] == B.RegionLo[0] && A.RegionLo[1] == B.RegionLo[1] &&
+           A.RegionHi[0] == B.RegionHi[0] && A.RegionHi[1] == B.RegionHi[1];
   }
 
   /// The tiles stage \p I reads, directly or through the inlined stages it
@@ -965,18 +1015,23 @@ private:
                      const std::optional<ParamPlusConstant> &V) {
       return boundText(S, V);
     };
+    // Conditions on scaled reads, which do not combine that way.
+    std::vector<std::string> Scaled;
     for (const FuseStage &S : G.Stages) {
       if (!S.Needed)
         continue;
       for (unsigned D : {0u, 1u}) {
-        std::string Origin = D ? "y0" : "x0";
-        int64_t Extent = D ? int64_t(T.Rows) : int64_t(T.width());
-        int64_t First = S.RegionLo[D], Last = Extent - 1 + S.RegionHi[D];
+        std::string Origin = scaledOrigin(S, D, D ? "y0" : "x0");
+        int64_t Extent = regionExtent(S, D, D ? T.Rows : T.width());
+        int64_t First = S.RegionLo[D], Last = First + Extent - 1;
         // An inlined stage has no loop and no guards (its readers read only
-        // points it writes): only its clamps matter.
+        // points it writes): only its clamps matter. A stage of another
+        // grid than the last's has guards that bound it instead of the
+        // launch (FusePlan).
         if (!S.Inlined) {
           Add(Origin, First, ">=", "0");
-          Add(Origin, Last, "<", D ? "extentY" : "extentX");
+          if (S.Grid == 0)
+            Add(Origin, Last, "<", D ? "extentY" : "extentX");
         }
         for (const StageBound &B : S.Access.Bounds) {
           if (B.Axis != D || S.Inlined)
@@ -991,18 +1046,42 @@ private:
             Add(Origin, First, ">=", Limit);
         }
         for (const StageRead &R : S.Access.Reads)
-          for (const CoordinateRead &C : R.Coordinates)
-            if (C.Axis == D && Unclamped.count(C.ClampCall)) {
+          for (const CoordinateRead &C : R.Coordinates) {
+            if (C.Axis != D || !Unclamped.count(C.ClampCall))
+              continue;
+            if (C.Scale == 1 && C.Divisor == 1) {
               int64_t K = C.Offset + C.Add;
               Add(Origin, First + K, ">=", *Bound(S, C.LoValue));
               Add(Origin, Last + K, "<=", *Bound(S, C.HiValue));
+              continue;
             }
+            // The read's coordinate grows with the point's: its values at
+            // the region's ends bound the others.
+            for (auto [End, Op, Limit] :
+                 {std::make_tuple(First, ">=", *Bound(S, C.LoValue)),
+                  std::make_tuple(Last, "<=", *Bound(S, C.HiValue))}) {
+              std::string Point = plus(Origin, End);
+              if (Point.find(' ') != std::string::npos)
+                Point = "(" + Point + ")";
+              if (C.Divisor == 1) {
+                // Linear: reads that differ by a constant combine.
+                Add(std::to_string(C.Scale) + " * " + Point, C.Add + C.Offset,
+                    Op, Limit);
+                continue;
+              }
+              std::string Text =
+                  readCoordinate(C, Point) + " " + Op + " " + Limit;
+              if (!llvm::is_contained(Scaled, Text))
+                Scaled.push_back(Text);
+            }
+          }
       }
     }
     std::vector<std::string> Conditions;
     for (const auto &Key : Keys)
       Conditions.push_back(plus(std::get<0>(Key), Offset[Key]) + " " +
                            std::get<1>(Key) + " " + std::get<2>(Key));
+    Conditions.insert(Conditions.end(), Scaled.begin(), Scaled.end());
     return "  // Every region of this warp inside the image, its guards and "
            "its clamps.\n  const bool interior = " +
            llvm::join(Conditions, " && ") + ";\n";
@@ -1042,8 +1121,8 @@ private:
             return V && (!V->Param ||
                          V->Param->getFunctionScopeIndex() < S.ArgText.size());
           };
-          if (C.Clamped && C.ClampCall && C.Scale == 1 && C.Divisor == 1 &&
-              C.Axis < 2 && Mappable(C.LoValue) && Mappable(C.HiValue))
+          if (C.Clamped && C.ClampCall && C.Axis < 2 && Mappable(C.LoValue) &&
+              Mappable(C.HiValue))
             Unclamped.insert(C.ClampCall);
         }
   }
@@ -1100,7 +1179,7 @@ private:
                              "{2}_tile{{{3}, {4}, {5}};\n",
                              B.ElementType, S.Width, N,
                              S.Width > 0 ? N + "_tiles[warp]" : "nullptr",
-                             plus("x0", S.Lo[0]), plus("y0", S.Lo[1]));
+                             S.Origin[0], S.Origin[1]);
     }
     std::string Z;
     if (G.Stages.front().Access.CoordinateVar[2])
@@ -1161,6 +1240,36 @@ private:
         .str();
   }
 
+  /// \p Text (host C++ with each host argument's text in parentheses,
+  /// "@extent.x" for the last stage's launch extent) over the launcher's
+  /// parameter names.
+  std::string launcherTerms(std::string Text) {
+    auto ReplaceAll = [&](const std::string &From, const std::string &To) {
+      for (size_t At = Text.find(From); At != std::string::npos;
+           At = Text.find(From, At + To.size()))
+        Text.replace(At, From.size(), To);
+    };
+    ReplaceAll("(@extent.x)", "extentX");
+    ReplaceAll("(@extent.y)", "extentY");
+    for (const HostParam &P : Params)
+      ReplaceAll("(" + P.Text + ")", P.Name);
+    return Text;
+  }
+
+  /// `(Arg) + k` in host terms.
+  static std::string hostBound(const HostBound &B) {
+    if (B.Arg.empty())
+      return std::to_string(B.Constant);
+    return plus("(" + B.Arg + ")", B.Constant);
+  }
+
+  /// The extent of grid \p K along \p D, in the launcher.
+  static std::string extentOf(unsigned K, unsigned D) {
+    if (K == 0)
+      return D ? "extentY" : "extentX";
+    return llvm::formatv("(long long)grid{0}.{1} * block.{1}", K, AxisName[D]);
+  }
+
   std::string launcher() {
     std::vector<std::string> Written, Others;
     for (const std::string &B : G.GlobalWrites)
@@ -1168,29 +1277,50 @@ private:
     for (const std::string &B : G.OtherBuffers)
       Others.push_back(param(B).Name);
     std::string Checks;
-    std::vector<std::string> Extents;
-    for (const std::string &C : G.ExtentChecks) {
-      std::string Check = C;
-      // Host texts become the launcher's parameter names.
-      for (const HostParam &P : Params) {
-        std::string Quoted = "(" + P.Text + ")";
-        size_t At = Check.find(Quoted);
-        if (At != std::string::npos)
-          Check.replace(At, Quoted.size(), P.Name);
-      }
-      Check.replace(0, 8, C[7] == 'x' ? "extentX" : "extentY");
-      Extents.push_back(Check);
+    std::vector<std::string> Extents, Relations, Covered;
+    for (const ExtentCheck &C : G.ExtentChecks)
+      Extents.push_back(launcherTerms(extentOf(C.Grid, C.Axis) +
+                                      " >= " + hostBound(C.Bound)));
+    for (unsigned K = 1; K < G.Grids.size(); ++K)
+      Extents.push_back(llvm::formatv("grid{0}.z == grid.z", K));
+    for (const std::string &R : G.RelationChecks)
+      Relations.push_back(launcherTerms(R));
+    for (const CoverageCheck &C : G.CoverageChecks) {
+      std::string Points =
+          llvm::formatv("(long long)fusedGrid.{0} * {1}", AxisName[C.Axis],
+                        C.Axis ? T.Rows * T.Warps : T.width());
+      if (C.Scale.Num != 1)
+        Points = std::to_string(C.Scale.Num) + " * " + Points;
+      if (C.Scale.Den != 1)
+        Points += " / " + std::to_string(C.Scale.Den);
+      Covered.push_back(launcherTerms(Points + " >= " + hostBound(C.Bound)));
     }
-    if (!Extents.empty())
-      Checks += "  // The stages' guards lie inside the launch (the fused "
-                "kernel's\n  // regions rely on what they write).\n"
-                "  if (!(" +
-                llvm::join(Extents, " && ") + "))\n    return false;\n";
+    auto Check = [&](const std::vector<std::string> &Conditions,
+                     const std::string &Comment) {
+      if (Conditions.empty())
+        return;
+      Checks += Comment + "  if (!(" + llvm::join(Conditions, " &&\n        ") +
+                "))\n    return false;\n";
+    };
+    Check(Extents, "  // The stages' guards lie inside their launches (the "
+                   "fused kernel's\n  // regions rely on what they write).\n");
+    Check(Relations, "  // The levels' sizes are related as the scaled reads "
+                     "need: every base\n  // point they read around lies "
+                     "inside what the producer writes.\n");
     if (!Written.empty())
       Checks += "  // What the kernel stores must not change what it reads.\n"
                 "  if (!cuda_rewrite::fuse::separateAllocations({" +
                 llvm::join(Written, ", ") + "}, {" + llvm::join(Others, ", ") +
                 "}))\n    return false;\n";
+    std::string CoverageChecks;
+    if (!Covered.empty())
+      CoverageChecks = "  // The warps' tiles reach every point the stages "
+                       "of other grids store.\n  if (!(" +
+                       llvm::join(Covered, " &&\n        ") +
+                       "))\n    return false;\n";
+    std::string Grids;
+    for (unsigned K = 1; K < G.Grids.size(); ++K)
+      Grids += llvm::formatv("dim3 grid{0}, ", K);
     bool ZGlobal = G.Stages.front().Access.Form[2] == CoordinateForm::Global;
     return llvm::formatv(
                "// Runs the stages' launches as one fused launch, or returns "
@@ -1198,7 +1328,7 @@ private:
                "// launching nothing, where the fused kernel might not compute "
                "what they do.\n"
                "static bool launch(dim3 grid, dim3 block, cudaStream_t stream, "
-               "{0}) {{\n"
+               "{7}{0}) {{\n"
                "  const long long extentX = (long long)grid.x * block.x;\n"
                "  const long long extentY = (long long)grid.y * block.y;\n"
                "  const long long extentZ = {1};\n"
@@ -1209,13 +1339,15 @@ private:
                "    return false;\n"
                "  const dim3 fusedGrid(unsigned((extentX + {4} - 1) / {4}), "
                "unsigned(tilesY),\n                       unsigned(extentZ));\n"
+               "{8}"
                "  kernel<<<fusedGrid, {5}, 0, stream>>>({6}, int(extentX), "
                "int(extentY));\n"
                "  return true;\n"
                "}\n",
                declaredParams(),
                ZGlobal ? "(long long)grid.z * block.z" : "grid.z", Checks,
-               T.Rows * T.Warps, T.width(), 32 * T.Warps, paramNames())
+               T.Rows * T.Warps, T.width(), 32 * T.Warps, paramNames(), Grids,
+               CoverageChecks)
         .str();
   }
 

@@ -49,14 +49,15 @@ unsigned bytesOf(const ParmVarDecl *P, ASTContext &Ctx) {
 }
 
 /// The offsets a read reaches along axis \p D: [k, k], or [min(k, 0),
-/// max(k, 0)] when clamped (the clamp keeps it around the point).
+/// max(k, 0)] when clamped (the clamp keeps it around the point); for a
+/// scaled read, the offsets around the scaled point.
 std::pair<int64_t, int64_t> reach(const StageRead &R, unsigned D) {
   if (R.Coordinates.size() <= D)
     return {0, 0};
   const CoordinateRead &C = R.Coordinates[D];
   int64_t K = C.Offset + C.Add;
   if (C.Scale != 1 || C.Divisor != 1)
-    return {0, 0};
+    K = C.Offset + C.Add / std::max<int64_t>(1, C.Divisor);
   if (C.Clamped)
     return {std::min<int64_t>(K, 0), std::max<int64_t>(K, 0)};
   return {K, K};
@@ -73,6 +74,8 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
     for (unsigned D : {0u, 1u}) {
       C.RegionLo[D] = S.RegionLo[D];
       C.RegionHi[D] = S.RegionHi[D];
+      C.ScaleNum[D] = S.Scale[D].Num;
+      C.ScaleDen[D] = S.Scale[D].Den;
     }
     C.Inlined = S.Inlined;
     C.WorkPerPoint = std::max(1.0, workOf(S.Kernel->getBody()));
@@ -101,6 +104,11 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
       G.XHi = New ? XHi : std::max(G.XHi, XHi);
       G.YLo = New ? YLo : std::min(G.YLo, YLo);
       G.YHi = New ? YHi : std::max(G.YHi, YHi);
+      for (unsigned D : {0u, 1u})
+        if (R.Coordinates.size() > D)
+          (D ? G.YScale : G.XScale) =
+              double(R.Coordinates[D].Scale) /
+              double(std::max<int64_t>(1, R.Coordinates[D].Divisor));
     }
     for (auto &[P, R] : Global)
       C.GlobalReads.push_back(R);

@@ -76,13 +76,20 @@ uint64_t ceilDiv(uint64_t A, uint64_t B) { return (A + B - 1) / B; }
 
 uint64_t roundUp(uint64_t A, uint64_t Unit) { return ceilDiv(A, Unit) * Unit; }
 
+/// The tile's \p Extent points along \p D at \p S's scale (rounded down;
+/// malformed() rejects the configurations where it is not whole).
+int64_t scaled(const CostStage &S, unsigned D, int64_t Extent) {
+  return S.ScaleNum[D] * Extent / std::max<int64_t>(1, S.ScaleDen[D]);
+}
+
 int64_t regionWidth(const CostStage &S, const CostConfig &C) {
-  return std::max<int64_t>(0, int64_t(C.tileWidth()) + S.RegionHi[0] -
+  return std::max<int64_t>(0, scaled(S, 0, C.tileWidth()) + S.RegionHi[0] -
                                   S.RegionLo[0]);
 }
 
 int64_t regionHeight(const CostStage &S, const CostConfig &C) {
-  return std::max<int64_t>(0, int64_t(C.Rows) + S.RegionHi[1] - S.RegionLo[1]);
+  return std::max<int64_t>(0, scaled(S, 1, C.Rows) + S.RegionHi[1] -
+                                  S.RegionLo[1]);
 }
 
 bool hasTile(const CostStage &S) {
@@ -125,14 +132,17 @@ double transactionsPerTile(const std::vector<CostStage> &Stages,
   for (const CostStage &S : Stages) {
     const int64_t W = regionWidth(S, C), H = regionHeight(S, C);
     for (const CostRead &R : S.GlobalReads) {
-      int64_t Rows = H + std::max<int64_t>(0, R.YHi - R.YLo);
-      int64_t Columns = W + std::max<int64_t>(0, R.XHi - R.XLo);
+      int64_t Rows = int64_t(std::ceil(double(H) * R.YScale)) +
+                     std::max<int64_t>(0, R.YHi - R.YLo);
+      int64_t Columns = int64_t(std::ceil(double(W) * R.XScale)) +
+                        std::max<int64_t>(0, R.XHi - R.XLo);
       Sum += double(Rows) * transactionsPerRow(S.RegionLo[0] + R.XLo, Columns,
                                                R.ElementBytes, Tx, TileW);
     }
     if (S.GlobalStoreBytes)
-      Sum += double(C.Rows) *
-             transactionsPerRow(0, TileW, S.GlobalStoreBytes, Tx, TileW);
+      Sum += double(scaled(S, 1, C.Rows)) *
+             transactionsPerRow(0, scaled(S, 0, TileW), S.GlobalStoreBytes, Tx,
+                                unsigned(scaled(S, 0, TileW)));
   }
   return Sum;
 }
@@ -272,6 +282,15 @@ std::string malformed(const std::vector<CostStage> &Stages, const CostConfig &C,
   if (uint64_t(kWarp) * C.Warps > Spec.MaxThreadsPerBlock)
     return llvm::formatv("{0} threads per block > {1}", kWarp * C.Warps,
                          Spec.MaxThreadsPerBlock);
+  for (const CostStage &S : Stages)
+    for (unsigned D : {0u, 1u}) {
+      int64_t Extent = D ? C.Rows : C.tileWidth();
+      if (S.ScaleDen[D] < 1 || S.ScaleNum[D] * Extent % S.ScaleDen[D] != 0)
+        return llvm::formatv("a tile of {0} {1} does not scale to whole "
+                             "points of '{2}' ({3} / {4} of the tile's)",
+                             Extent, D ? "rows" : "columns", S.Name,
+                             S.ScaleNum[D], S.ScaleDen[D]);
+    }
   if (C.RegisterFraction > 0 && C.registerChunks() == 0)
     return llvm::formatv("register fraction {0} keeps no whole 32-column "
                          "chunk of a {1}-column tile",

@@ -41,6 +41,9 @@ struct CostRead {
   /// rows [YLo, YHi] (a 3x3 window is -1..1 on both).
   int64_t XLo = 0, XHi = 0;
   int64_t YLo = 0, YHi = 0;
+  /// Points of the buffer per point of the reader along x and y (2 for a
+  /// downsampling read at 2x + k, 0.5 for an upsampling one at x / 2).
+  double XScale = 1, YScale = 1;
 };
 
 /// One stage of a group, in the group's order.
@@ -51,6 +54,10 @@ struct CostStage {
   /// For an inlined stage, the points where it is evaluated (its global
   /// reads' footprint); its cost comes from its readers instead.
   int64_t RegionLo[2] = {0, 0}, RegionHi[2] = {0, 0};
+  /// The stage's scale relative to the output tile (FuseStage::Scale): its
+  /// region spans ScaleNum * TileW / ScaleDen points plus the halo, which
+  /// must be whole.
+  int64_t ScaleNum[2] = {1, 1}, ScaleDen[2] = {1, 1};
   bool Inlined = false;
   /// Inlined stages: how many times each point of a reader evaluates it.
   unsigned ReadsPerReaderPoint = 1;

@@ -10,7 +10,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>
+#include <numeric>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 
@@ -136,6 +138,11 @@ private:
 //===-- Bounds ------------------------------------------------------------===//
 
 bool sameArg(const HostBound &A, const HostBound &B) { return A.Arg == B.Arg; }
+
+/// A / B rounded down (B > 0).
+int64_t floorDiv(int64_t A, int64_t B) {
+  return A >= 0 ? A / B : -((-A + B - 1) / B);
+}
 
 /// Some bound of \p Of along the same argument satisfies \p Holds.
 template <typename Pred>
@@ -393,17 +400,19 @@ private:
     return true;
   }
 
-  /// The grid, block and stream of a launch, as written (no stream: "0",
-  /// the default stream, as an explicit 0 is).
-  static std::string launchShape(const FuseStage &S, ASTContext &Ctx) {
+  /// Argument \p I of a launch's configuration as written ("0" where it is
+  /// left out: the default stream, as an explicit 0 is).
+  static std::string configText(const FuseStage &S, unsigned I,
+                                ASTContext &Ctx) {
     const CallExpr *Config = S.Launch->getConfig();
-    auto Text = [&](unsigned I) -> std::string {
-      if (I >= Config->getNumArgs() ||
-          isa<CXXDefaultArgExpr>(Config->getArg(I)))
-        return "0";
-      return sourceText(Ctx, Config->getArg(I)->getSourceRange());
-    };
-    return Text(0) + ";" + Text(1) + ";" + Text(3);
+    if (I >= Config->getNumArgs() || isa<CXXDefaultArgExpr>(Config->getArg(I)))
+      return "0";
+    return sourceText(Ctx, Config->getArg(I)->getSourceRange());
+  }
+
+  /// The block and stream of a launch, as written.
+  static std::string blockAndStream(const FuseStage &S, ASTContext &Ctx) {
+    return configText(S, 1, Ctx) + ";" + configText(S, 3, Ctx);
   }
 
   /// The host texts of a stride's names, sorted; nullopt if one is not a
@@ -443,7 +452,8 @@ private:
   /// Whether \p Consumer's reads of \p Buffer can come from \p Producer's
   /// on-chip tile; widens the producer's region by them.
   bool onChipReads(FuseStage &Producer, const FuseStage &Consumer,
-                   const ValueDecl *Buffer, std::string &Why) {
+                   const ValueDecl *Buffer, std::vector<std::string> &Relations,
+                   std::string &Why) {
     std::string Name = Buffer->getNameAsString();
     std::vector<const ParmVarDecl *> Out = paramsFor(Producer, Buffer);
     const StageRead *Store = nullptr;
@@ -497,18 +507,33 @@ private:
       }
       for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
         const CoordinateRead &C = R.Coordinates[D];
-        if (C.Scale != 1 || C.Divisor != 1 || C.Axis != D) {
+        if (C.Axis != D || C.Scale < 1 || C.Divisor < 1) {
           Why = "'" + R.Buffer->getNameAsString() +
-                "' is read at a scaled or transposed coordinate";
+                "' is read at a transposed or fixed coordinate";
           return false;
         }
+        bool Scaled = C.Scale != 1 || C.Divisor != 1;
         int64_t K = C.Offset + C.Add;
         if (D == 2) {
-          if (K != 0 || C.Clamped) {
+          if (Scaled || K != 0 || C.Clamped) {
             Why = "'" + R.Buffer->getNameAsString() +
                   "' is read in another plane";
             return false;
           }
+          continue;
+        }
+        // The producer runs at the consumer's scale times the read's.
+        AxisScale Ratio = reduced(Consumer.Scale[D].Num * C.Scale,
+                                  Consumer.Scale[D].Den * C.Divisor);
+        if (Producer.Scale[D].Num == 0) {
+          Producer.Scale[D] = Ratio;
+        } else if (!(Producer.Scale[D] == Ratio)) {
+          Why = "'" + R.Buffer->getNameAsString() + "' is read at two scales";
+          return false;
+        }
+        if (Scaled) {
+          if (!scaledRead(Producer, Consumer, R, D, Relations, Why))
+            return false;
           continue;
         }
         std::optional<HostBound> Lo, Hi;
@@ -538,24 +563,164 @@ private:
                 " is not provably inside what its producer writes";
           return false;
         }
-        Producer.RegionLo[D] =
-            std::min(Producer.RegionLo[D], Consumer.RegionLo[D] + KLo);
-        Producer.RegionHi[D] =
-            std::max(Producer.RegionHi[D], Consumer.RegionHi[D] + KHi);
+        widen(Producer, D, Consumer.RegionLo[D] + KLo,
+              Consumer.RegionHi[D] + KHi);
       }
     }
     return true;
   }
 
+  static AxisScale reduced(int64_t Num, int64_t Den) {
+    int64_t G = std::gcd(Num, Den);
+    return {Num / G, Den / G};
+  }
+
+  static void widen(FuseStage &S, unsigned D, int64_t Lo, int64_t Hi) {
+    S.RegionLo[D] = std::min(S.RegionLo[D], Lo);
+    S.RegionHi[D] = std::max(S.RegionHi[D], Hi);
+  }
+
+  /// The first upper bound of \p Domain that is a launch argument (plus a
+  /// constant) or a constant.
+  static const HostBound *guardBound(const AxisDomain &Domain) {
+    for (const HostBound &B : Domain.Upper)
+      if (B.Arg.empty() || B.Arg[0] != '@')
+        return &B;
+    return nullptr;
+  }
+
+  /// A read at coordinate v(c) = (A * c + B) / Dv + K along \p D (C
+  /// division; A, Dv >= 1), c the consumer's coordinate, clamped or not:
+  /// widens the producer's region by the points it reaches and proves them
+  /// inside what the producer writes, at compile time where the bounds
+  /// allow and otherwise by conditions the launcher checks (\p Relations).
+  ///
+  /// The consumer computes points c >= 0 only (the loops skip the others),
+  /// so with B >= 0 the division rounds down; with B < 0 it may round up
+  /// by one. Its region starts at a multiple of its scaled tile, which the
+  /// producer's scaled tile divides, so the offsets do not depend on the
+  /// tile: v over [s * o + Lo, s * (o + T) + Hi) lies in
+  /// [s' * o + floor((A * Lo + B) / Dv) + K,
+  ///  s' * (o + T) + floor((A * (Hi - 1) + B) / Dv) + K + 1).
+  /// A clamped read lies between v(c) and the base point A * c / Dv, which
+  /// the launcher checks lies inside the clamp for every point the
+  /// consumer computes (PolyMage's levels are ceil(W / 2) wide, so
+  /// 2 * (ceil(W / 2) - 1) <= W - 1: no compile-time bound says so).
+  bool scaledRead(FuseStage &Producer, const FuseStage &Consumer,
+                  const StageRead &R, unsigned D,
+                  std::vector<std::string> &Relations, std::string &Why) {
+    const CoordinateRead &C = R.Coordinates[D];
+    std::string Name = R.Buffer->getNameAsString();
+    const int64_t A = C.Scale, B = C.Add, Dv = C.Divisor, K = C.Offset;
+    const int64_t CLo = Consumer.RegionLo[D], CHi = Consumer.RegionHi[D];
+    int64_t Lo = floorDiv(A * CLo + B, Dv) + K;
+    int64_t Hi = floorDiv(A * (CHi - 1) + B, Dv) + K + (B < 0 && Dv > 1) + 1;
+    const HostBound *Last = guardBound(Consumer.Domain[D]);
+    if (!Last) {
+      Why = std::string("'") + Name +
+            "' is read at a scaled coordinate along " + AxisName[D] +
+            " by a stage with no guard along it";
+      return false;
+    }
+    // v and the base point at the consumer's last point, in host terms.
+    std::string LastPoint = hostText(*Last, -1);
+    std::string Base = scaledText(A, "(" + LastPoint + ")", 0, Dv, 0);
+    std::string Value = scaledText(A, "(" + LastPoint + ")", B, Dv, K);
+    const AxisDomain &P = Producer.Domain[D];
+    if (C.Clamped) {
+      std::optional<HostBound> ClampLo = host(Consumer, C.LoValue),
+                               ClampHi = host(Consumer, C.HiValue);
+      // The base point of c = 0 is 0: inside a clamp from 0 or below.
+      bool BaseAboveLo =
+          ClampLo && ClampLo->Arg.empty() && ClampLo->Constant <= 0;
+      if (!ClampLo || !ClampHi || !BaseAboveLo ||
+          !readInDomain(0, 0, AxisDomain(), P, ClampLo, ClampHi)) {
+        Why = "a clamped read of '" + Name + "' at a scaled coordinate along " +
+              AxisName[D] +
+              " is not provably clamped inside what its "
+              "producer writes";
+        return false;
+      }
+      Relations.push_back(Base + " <= " + hostText(*ClampHi, 0));
+      Lo = std::min(Lo, floorDiv(A * CLo, Dv));
+      Hi = std::max(Hi, floorDiv(A * (CHi - 1), Dv) + 1);
+    } else {
+      // v is smallest at c = 0 and largest at the consumer's last point.
+      int64_t First = B / Dv + K;
+      for (const HostBound &L : P.Lower)
+        if (!L.Arg.empty() || First < L.Constant) {
+          Why = "a read of '" + Name + "' at a scaled coordinate along " +
+                AxisName[D] +
+                " is not provably inside what its producer "
+                "writes";
+          return false;
+        }
+      for (const HostBound &U : P.Upper) {
+        if (!U.Arg.empty() && U.Arg[0] == '@') {
+          Why = "'" + Name + "' is read at a scaled coordinate along " +
+                AxisName[D] + " but its producer has no guard along it";
+          return false;
+        }
+        Relations.push_back(Value + " < " + hostText(U, 0));
+      }
+    }
+    widen(Producer, D, Lo, Hi);
+    return true;
+  }
+
+  /// `(Arg) + k`, or the constant.
+  static std::string hostText(const HostBound &B, int64_t Extra) {
+    int64_t K = B.Constant + Extra;
+    if (B.Arg.empty())
+      return std::to_string(K);
+    return K == 0  ? "(" + B.Arg + ")"
+           : K > 0 ? "(" + B.Arg + ") + " + std::to_string(K)
+                   : "(" + B.Arg + ") - " + std::to_string(-K);
+  }
+
+  /// `(A * V + B) / Dv + K`, without the parts that are 1 or 0.
+  static std::string scaledText(int64_t A, const std::string &V, int64_t B,
+                                int64_t Dv, int64_t K) {
+    // V is a name or parenthesized; A * V / Dv divides the product.
+    std::string Text = A == 1 ? V : std::to_string(A) + " * " + V;
+    if (B != 0)
+      Text = "(" + Text + (B > 0 ? " + " : " - ") +
+             std::to_string(B > 0 ? B : -B) + ")";
+    if (Dv != 1)
+      Text += " / " + std::to_string(Dv);
+    if (K != 0)
+      Text += (K > 0 ? " + " : " - ") + std::to_string(K > 0 ? K : -K);
+    return Text;
+  }
+
   /// Stages \p Stages as one group, or why they cannot be.
   std::optional<FuseGroup> group(std::vector<FuseStage> Stages,
                                  std::string &Why) {
-    std::string Shape = launchShape(Stages.front(), Ctx);
-    for (const FuseStage &S : Stages) {
-      if (launchShape(S, Ctx) != Shape) {
-        Why = "it is launched with another grid, block or stream";
+    FuseGroup G;
+    std::string Shape = blockAndStream(Stages.front(), Ctx);
+    G.Grids.push_back(configText(Stages.back(), 0, Ctx));
+    for (FuseStage &S : Stages) {
+      if (blockAndStream(S, Ctx) != Shape) {
+        Why = "it is launched with another block or stream";
         return std::nullopt;
       }
+      std::string Grid = configText(S, 0, Ctx);
+      auto It = llvm::find(G.Grids, Grid);
+      S.Grid = unsigned(It - G.Grids.begin());
+      if (It == G.Grids.end())
+        G.Grids.push_back(Grid);
+      // The fused kernel knows the last stage's extent only: a stage of
+      // another grid must say by its guards which points it computes.
+      for (unsigned D : {0u, 1u})
+        if (S.Grid != 0 &&
+            !llvm::any_of(S.Domain[D].Upper, [](const HostBound &B) {
+              return B.Arg.empty() || B.Arg[0] != '@';
+            })) {
+          Why = std::string("it is launched with another grid than the "
+                            "group's last stage and has no guard along ") +
+                AxisName[D];
+          return std::nullopt;
+        }
       for (unsigned D = 0; D != 3; ++D)
         if (S.Access.Form[D] != Stages.front().Access.Form[D]) {
           Why = std::string("its ") + AxisName[D] +
@@ -569,7 +734,6 @@ private:
           return I;
       return std::nullopt;
     };
-    FuseGroup G;
     // Buffers the group writes: who produces them, where they go.
     for (const StageGraph::Buffer &B : Graph.Buffers) {
       std::vector<unsigned> Writers;
@@ -606,8 +770,10 @@ private:
     // consumers read it and on its own tile if it stores to global memory.
     for (FuseStage &S : Stages) {
       S.RegionLo[0] = S.RegionLo[1] = S.RegionHi[0] = S.RegionHi[1] = 0;
+      S.Scale[0] = S.Scale[1] = AxisScale();
       S.Needed = S.NeedsOwn = false;
     }
+    std::vector<std::string> Relations;
     for (unsigned I = Stages.size(); I-- != 0;) {
       FuseStage &S = Stages[I];
       bool Global = false, First = true;
@@ -615,6 +781,7 @@ private:
         if (B.Producer == I)
           Global |= B.Global;
       S.Needed = Global;
+      bool ReadInGroup = false;
       for (const FuseBuffer &B : G.Written) {
         if (B.Producer != I || !B.OnChip)
           continue;
@@ -626,12 +793,24 @@ private:
             // The first consumer sets the region; the others widen it.
             S.RegionLo[0] = S.RegionLo[1] = INT64_MAX / 4;
             S.RegionHi[0] = S.RegionHi[1] = INT64_MIN / 4;
+            S.Scale[0] = S.Scale[1] = AxisScale{0, 1}; // Set by the reads.
           }
           First = false;
-          if (!onChipReads(S, Stages[*C], B.Decl, Why))
+          if (!onChipReads(S, Stages[*C], B.Decl, Relations, Why))
             return std::nullopt;
-          S.Needed = true;
+          S.Needed = ReadInGroup = true;
         }
+      }
+      for (AxisScale &Sc : S.Scale)
+        if (Sc.Num == 0) // Its consumers do not read it along that axis.
+          Sc = AxisScale();
+      // Only reads relate a stage's points to the warp's tile: a stage of
+      // another grid that no stage of the group reads would be computed
+      // over the last stage's extent, which need not be its own.
+      if (S.Grid != 0 && !ReadInGroup) {
+        Why = "it is launched with another grid than the group's last "
+              "stage, and no stage of the group reads it";
+        return std::nullopt;
       }
       if (Global) {
         for (unsigned D : {0u, 1u}) {
@@ -652,27 +831,37 @@ private:
               "' is overwritten after a stage of the group uses it";
         return std::nullopt;
       }
-    // What the launcher checks: per axis and argument, the largest bound.
-    std::map<std::pair<unsigned, std::string>, int64_t> Largest;
+    // What the launcher checks: per grid, axis and argument, the largest
+    // bound; for stages that store and have a grid of their own or a
+    // scale, that the fused grid reaches their guards.
+    std::map<std::tuple<unsigned, unsigned, std::string>, int64_t> Largest;
     for (const FuseStage &S : Stages)
       for (unsigned D : {0u, 1u})
         for (const HostBound &B : S.Domain[D].Upper)
           if (!llvm::StringRef(B.Arg).starts_with("@")) {
-            auto [It, New] = Largest.try_emplace({D, B.Arg}, B.Constant);
+            auto [It, New] =
+                Largest.try_emplace({S.Grid, D, B.Arg}, B.Constant);
             if (!New)
               It->second = std::max(It->second, B.Constant);
           }
-    std::set<std::string> Checks;
-    for (const auto &[Key, C] : Largest) {
-      const std::string &Arg = Key.second;
-      std::string Bound = Arg.empty() ? std::to_string(C)
-                          : C == 0    ? "(" + Arg + ")"
-                                   : "(" + Arg + ")" + (C > 0 ? " + " : " - ") +
-                                         std::to_string(C > 0 ? C : -C);
-      Checks.insert(std::string("extent.") + AxisName[Key.first] +
-                    " >= " + Bound);
+    for (const auto &[Key, C] : Largest)
+      G.ExtentChecks.push_back(
+          {std::get<0>(Key), std::get<1>(Key), {std::get<2>(Key), C}});
+    for (unsigned I = 0; I != Stages.size(); ++I) {
+      const FuseStage &S = Stages[I];
+      bool Stores = llvm::any_of(G.Written, [&](const FuseBuffer &B) {
+        return B.Producer == I && B.Global;
+      });
+      for (unsigned D : {0u, 1u})
+        if (Stores && (S.Grid != 0 || !S.Scale[D].unit()))
+          G.CoverageChecks.push_back({D, S.Scale[D],
+                                      guardBound(S.Domain[D])
+                                          ? *guardBound(S.Domain[D])
+                                          : S.Domain[D].Upper.front()});
     }
-    G.ExtentChecks.assign(Checks.begin(), Checks.end());
+    llvm::sort(Relations);
+    Relations.erase(llvm::unique(Relations), Relations.end());
+    G.RelationChecks = std::move(Relations);
     std::set<std::string> Global, Other;
     for (const StageGraph::Buffer &B : Graph.Buffers) {
       bool Used =
@@ -825,6 +1014,32 @@ const FuseBuffer *FuseGroup::bufferPassedAs(const FuseStage &S,
     if (B.Name == S.ArgText[I])
       return &B;
   return nullptr;
+}
+
+std::string scaledOrigin(const FuseStage &S, unsigned D,
+                         const std::string &Origin) {
+  const AxisScale &Sc = S.Scale[D];
+  std::string Text =
+      Sc.Num == 1 ? Origin : std::to_string(Sc.Num) + " * " + Origin;
+  return Sc.Den == 1 ? Text : Text + " / " + std::to_string(Sc.Den);
+}
+
+int64_t regionExtent(const FuseStage &S, unsigned D, int64_t TileExtent) {
+  const AxisScale &Sc = S.Scale[D];
+  if (Sc.Den <= 0 || (Sc.Num * TileExtent) % Sc.Den != 0)
+    return -1;
+  return Sc.Num * TileExtent / Sc.Den + S.RegionHi[D] - S.RegionLo[D];
+}
+
+std::string describeExtentCheck(const ExtentCheck &C) {
+  const HostBound &B = C.Bound;
+  std::string Bound =
+      B.Arg.empty()     ? std::to_string(B.Constant)
+      : B.Constant == 0 ? "(" + B.Arg + ")"
+                        : "(" + B.Arg + ")" + (B.Constant > 0 ? " + " : " - ") +
+                              std::to_string(std::abs(B.Constant));
+  return "extent" + (C.Grid ? std::to_string(C.Grid) : std::string()) + "." +
+         AxisName[C.Axis] + " >= " + Bound;
 }
 
 FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx, std::string &Why,

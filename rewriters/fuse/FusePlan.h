@@ -18,10 +18,16 @@
 // - Every other flow of data between two stages of a group is refused
 //   (another warp's global store is not ordered before a read), as is any
 //   write after read or write after write of a global buffer in a group.
+// - A read at a scaled coordinate (`2 * y - 2`, `(x + 1) / 2`: pyramids)
+//   may come from a tile too: the producer is then computed at that scale
+//   of the warp's tile (FuseStage::Scale), and its launch may have another
+//   grid than the group's last stage.
 // - What the analysis cannot prove at compile time, the launcher checks
 //   before the fused launch, running the original launches otherwise: the
-//   launches' extents cover the guards, and the buffers written through
-//   global memory share no allocation with the other buffers.
+//   launches' extents cover the guards, the relations between the levels'
+//   sizes that scaled reads rely on hold, the fused grid covers every
+//   stored point, and the buffers written through global memory share no
+//   allocation with the other buffers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSEPLAN_H
@@ -51,6 +57,18 @@ struct AxisDomain {
   std::vector<HostBound> Lower, Upper;
 };
 
+/// A stage's scale along an axis relative to the group's output tile: the
+/// stage's point Num * c / Den corresponds to the output's point c (2 / 1
+/// for the finer level a downsampling consumer reads, 1 / 2 for the coarser
+/// level an upsampling consumer reads).
+struct AxisScale {
+  int64_t Num = 1, Den = 1;
+  bool unit() const { return Num == Den; }
+  friend bool operator==(const AxisScale &A, const AxisScale &B) {
+    return A.Num == B.Num && A.Den == B.Den;
+  }
+};
+
 /// A stage of the block, as the fused kernel computes it.
 struct FuseStage {
   unsigned Index = 0; ///< In the stage graph.
@@ -59,9 +77,13 @@ struct FuseStage {
   StageAccess Access;
   std::vector<std::string> ArgText; ///< Per kernel parameter, host text.
   AxisDomain Domain[2];             ///< x, y.
-  /// Around the warp's output tile: the stage is computed over
-  /// [x0 + RegionLo[0], x0 + TileW + RegionHi[0]) and likewise in y.
+  /// Around the warp's output tile at the stage's scale: the stage is
+  /// computed over [s * x0 + RegionLo[0], s * (x0 + TileW) + RegionHi[0])
+  /// with s = Scale[0], and likewise in y (see scaledOrigin, regionExtent).
   int64_t RegionLo[2] = {0, 0}, RegionHi[2] = {0, 0};
+  AxisScale Scale[2];
+  /// Its launch grid, an index into FuseGroup::Grids (0: the last stage's).
+  unsigned Grid = 0;
   bool Needed = false;   ///< Some point of it is used (else skipped).
   bool NeedsOwn = false; ///< Writes global memory and computes past its tile.
   /// Computed where its consumers read it instead of into a tile (no tile,
@@ -81,12 +103,33 @@ struct FuseBuffer {
   std::string ElementType;
 };
 
+/// The launcher's check that grid \p Grid's extent along \p Axis (grid
+/// times block) is at least \p Bound: the stage's launch computes every
+/// point its guards let through, which the fused kernel relies on.
+struct ExtentCheck {
+  unsigned Grid = 0, Axis = 0;
+  HostBound Bound;
+};
+
+/// The launcher's check that the fused grid's tiles, at \p Scale, reach
+/// \p Bound along \p Axis: every point of a stage that stores to global
+/// memory and has a grid of its own is some warp's.
+struct CoverageCheck {
+  unsigned Axis = 0;
+  AxisScale Scale;
+  HostBound Bound;
+};
+
 struct FuseGroup {
   std::vector<FuseStage> Stages;
   std::vector<FuseBuffer> Written;
-  /// Host-side conditions the launcher checks, as C++ over the launcher's
-  /// parameters (e.g. "extent.x >= W").
-  std::vector<std::string> ExtentChecks;
+  /// The launch grids as written, the last stage's first.
+  std::vector<std::string> Grids;
+  std::vector<ExtentCheck> ExtentChecks;
+  /// Relations between launch arguments that scaled reads rely on, as C++
+  /// over host texts, each in parentheses ("2 * ((H1) - 1) <= (H0) - 1").
+  std::vector<std::string> RelationChecks;
+  std::vector<CoverageCheck> CoverageChecks;
   /// Buffers written through global memory, and every other buffer the
   /// group accesses that was not allocated fresh: they must not share an
   /// allocation (checked by the launcher).
@@ -97,6 +140,20 @@ struct FuseGroup {
   const FuseBuffer *bufferPassedAs(const FuseStage &S,
                                    const clang::ParmVarDecl *P) const;
 };
+
+/// Where stage \p S's region along \p D starts before its RegionLo, as C++
+/// over the tile origin \p Origin ("x0", "2 * x0", "x0 / 2"; the origin is
+/// a multiple of the tile, which the scaled tile divides).
+std::string scaledOrigin(const FuseStage &S, unsigned D,
+                         const std::string &Origin);
+
+/// The points of stage \p S's region along \p D for a tile of
+/// \p TileExtent points, or -1 where the tile does not scale to whole
+/// points.
+int64_t regionExtent(const FuseStage &S, unsigned D, int64_t TileExtent);
+
+/// "extent.x >= (W) - 1", "extent1.y >= (H0)".
+std::string describeExtentCheck(const ExtentCheck &C);
 
 /// A stage the pass leaves as its own launch, with the reason.
 struct UnfusedStage {

@@ -175,6 +175,15 @@ HybridPlan planHybridTiles(const FuseGroup &G, unsigned Chunks,
     for (const RegisterSource &Src : Sources)
       if (std::string Why = P.reachable(Stage, Src); !Why.empty())
         P.Bad.emplace(Src.Buffer, Why);
+  // Register chunks follow the warp's own columns and rows: a stage at
+  // another scale (a pyramid's other level) keeps its tile in shared
+  // memory.
+  for (const FuseBuffer &B : G.Written) {
+    const FuseStage &S = G.Stages[B.Producer];
+    if (B.OnChip && !B.Inlined && !(S.Scale[0].unit() && S.Scale[1].unit()))
+      P.Bad.emplace(&B, "it is computed at another scale than the warp's "
+                        "tile");
+  }
   unsigned Registers = 0;
   for (const FuseBuffer &B : G.Written) {
     if (!B.OnChip || B.Inlined)

@@ -125,7 +125,10 @@ TEST(FusePlan, ClampedReadsWidenTheProducersRegion) {
   EXPECT_FALSE(G.Written[0].Global);
   EXPECT_EQ(G.Written[1].Name, "out");
   EXPECT_TRUE(G.Written[1].Global);
-  EXPECT_EQ(G.ExtentChecks,
+  std::vector<std::string> Extents;
+  for (const ExtentCheck &C : G.ExtentChecks)
+    Extents.push_back(describeExtentCheck(C));
+  EXPECT_EQ(Extents,
             (std::vector<std::string>{"extent.x >= (W)", "extent.y >= (H)"}));
   // t is allocated here; in and out are parameters.
   EXPECT_EQ(G.GlobalWrites, (std::vector<std::string>{"out"}));
@@ -177,13 +180,33 @@ TEST(FusePlan, OtherLayoutsAndLaunchesStartNewGroups) {
   Planned P = planBlock(R"cu(
     blurY<<<g, b>>>(in, t, W, H);
     strided<<<g, b>>>(t, u, W, H, P);
-    blurY<<<g2, b>>>(u, out, W, H);
+    blurY<<<g, dim3(32, 4)>>>(u, out, W, H);
 )cu");
   std::vector<std::string> Why = reasonsAlone(P);
   ASSERT_EQ(Why.size(), 3u);
   EXPECT_NE(Why[0].find("another layout"), std::string::npos) << Why[0];
-  EXPECT_NE(Why[2].find("another grid, block or stream"), std::string::npos)
+  EXPECT_NE(Why[2].find("another block or stream"), std::string::npos)
       << Why[2];
+}
+
+TEST(FusePlan, StagesOfAnotherGridKeepTheirOwnExtentChecks) {
+  // The grids differ, but both stages guard x < W and y < H: the launcher
+  // checks each launch's extent against its own stage's guards.
+  Planned P = planBlock(R"cu(
+    blurY<<<g2, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(t, out, W, H);
+)cu");
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  const FuseGroup &G = P.Plan.Groups[0];
+  EXPECT_EQ(G.Grids, (std::vector<std::string>{"g", "g2"}));
+  EXPECT_EQ(G.Stages[0].Grid, 1u);
+  std::vector<std::string> Extents;
+  for (const ExtentCheck &C : G.ExtentChecks)
+    Extents.push_back(describeExtentCheck(C));
+  EXPECT_EQ(Extents,
+            (std::vector<std::string>{"extent.x >= (W)", "extent.y >= (H)",
+                                      "extent1.x >= (W)", "extent1.y >= (H)"}));
+  EXPECT_TRUE(G.CoverageChecks.empty()); // t is not stored.
 }
 
 TEST(FusePlan, ArgumentsWithSideEffectsAreRefused) {
