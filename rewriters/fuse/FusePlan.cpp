@@ -789,11 +789,14 @@ private:
           std::optional<unsigned> C = InGroup(R);
           if (!C || !Stages[*C].Needed)
             continue;
+          // The first consumer sets the region (a stored stage's starts
+          // as its own tile) and the scale; the others widen the region
+          // and must read at the same scale.
+          if (First)
+            S.Scale[0] = S.Scale[1] = AxisScale{0, 1}; // Set by the reads.
           if (!S.Needed && First) {
-            // The first consumer sets the region; the others widen it.
             S.RegionLo[0] = S.RegionLo[1] = INT64_MAX / 4;
             S.RegionHi[0] = S.RegionHi[1] = INT64_MIN / 4;
-            S.Scale[0] = S.Scale[1] = AxisScale{0, 1}; // Set by the reads.
           }
           First = false;
           if (!onChipReads(S, Stages[*C], B.Decl, Relations, Why))

@@ -230,6 +230,27 @@ TEST(FuseCostModelTest, MoreRowsReduceTheOverlapOfAYHalo) {
             cost(G, config(1, 8, 4), {}, only(5)).Total);
 }
 
+TEST(FuseCostModelTest, ScaledStagesSpanTheirScaleOfTheTile) {
+  // A coarser level at half the rows (what an upsampling reader reads),
+  // with a row of halo either side: 8 rows of tile take 4 + 2 of it.
+  CostStage Coarse = tiled(0, 1);
+  Coarse.ScaleDen[1] = 2;
+  std::vector<CostStage> G = {Coarse, output()};
+  CostTerms T = cost(G, config(1, 8, 4));
+  ASSERT_TRUE(T.Feasible) << T.Why;
+  EXPECT_EQ(T.SharedBytesPerBlock, 4u * 32 * 6 * 4);
+  // A finer level at twice the columns (what a downsampling reader reads).
+  CostStage Fine = tiled(0, 0);
+  Fine.ScaleNum[0] = 2;
+  EXPECT_EQ(cost({Fine, output()}, config(1, 8, 4)).SharedBytesPerBlock,
+            4u * 64 * 8 * 4);
+  // One row does not halve into whole rows.
+  CostTerms One = cost(G, config(1, 1, 4));
+  EXPECT_FALSE(One.Feasible);
+  EXPECT_NE(One.Why.find("does not scale to whole points"), std::string::npos)
+      << One.Why;
+}
+
 TEST(FuseCostModelTest, InlinedStagesAreRecomputedOverTheirReadersRegion) {
   // Stage 0 (2 instructions) is inlined and read 3 times per point of
   // stage 1 (1 instruction), computed over 32 x 10 for stage 2's y halo.

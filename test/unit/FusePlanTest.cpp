@@ -38,6 +38,24 @@ __global__ void past(const float *in, float *out, int W, int H) {
     return;
   out[y * W + x] = in[y * W + x + 1];
 }
+// Halves the rows: reads rows 2y - 1 .. 2y + 1 of an inH-row input.
+__global__ void down(const float *in, float *out, int W, int inH, int outH) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= outH)
+    return;
+  out[y * W + x] = in[clampTo(2 * y - 1, 0, inH - 1) * W + x] +
+                   in[clampTo(2 * y + 1, 0, inH - 1) * W + x];
+}
+// Doubles the rows: reads rows (y - 1) / 2 and y / 2 + 1, unclamped.
+__global__ void upUnclamped(const float *in, float *out, int W, int inH,
+                            int outH) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= outH)
+    return;
+  out[y * W + x] = in[((y + 1) / 2) * W + x] + in[(y / 2 + 1) * W + x];
+}
 // The same point, with another row stride.
 __global__ void strided(const float *in, float *out, int W, int H, int P) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -370,4 +388,53 @@ TEST(FusePlan, DpFusionSplitsARunWhereTheCostSaysSo) {
   for (const FuseBuffer &B : Split.Plan.Groups[0].Written)
     UOnChip |= B.Name == "u" && B.OnChip;
   EXPECT_TRUE(UOnChip);
+}
+
+TEST(FusePlan, ScaledReadsComposeScalesAndRegions) {
+  // down, then down again: the first runs at twice the rows of the second,
+  // over 2 * y0 + [-1, 2 * TileH) (rows 2y - 1 .. 2y + 1 of each row y of
+  // the second's tile); the launcher checks that each level's last row
+  // doubles to a row of the level below, which no compile-time bound says.
+  Planned P = planBlock(R"cu(
+    down<<<g2, b>>>(in, t, W, H, P);
+    down<<<g, b>>>(t, out, W, P, H);
+)cu");
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  const FuseGroup &G = P.Plan.Groups[0];
+  const FuseStage &First = G.Stages[0];
+  EXPECT_EQ(First.Scale[1].Num, 2);
+  EXPECT_EQ(First.Scale[1].Den, 1);
+  EXPECT_TRUE(First.Scale[0].unit());
+  EXPECT_EQ(First.RegionLo[1], -1);
+  EXPECT_EQ(First.RegionHi[1], 0);
+  EXPECT_EQ(regionExtent(First, 1, 8), 17);
+  EXPECT_EQ(regionExtent(First, 0, 32), 32);
+  EXPECT_EQ(scaledOrigin(First, 1, "y0"), "2 * y0");
+  EXPECT_EQ(First.Grid, 1u);
+  EXPECT_EQ(G.RelationChecks,
+            (std::vector<std::string>{"2 * ((H) - 1) <= (P) - 1"}));
+  EXPECT_TRUE(G.CoverageChecks.empty()); // t is not stored.
+}
+
+TEST(FusePlan, UnclampedScaledReadsAreCheckedAgainstTheProducersGuard) {
+  // Rows (y + 1) / 2 and y / 2 + 1 of the coarse level, unclamped: at
+  // half the scale, over y0 / 2 + [0, TileH / 2 + 1); the launcher checks
+  // the last of them against the producer's guard, P rows.
+  Planned P = planBlock(R"cu(
+    down<<<g2, b>>>(in, t, W, H, P);
+    upUnclamped<<<g, b>>>(t, out, W, P, H);
+)cu");
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  const FuseGroup &G = P.Plan.Groups[0];
+  const FuseStage &Coarse = G.Stages[0];
+  EXPECT_EQ(Coarse.Scale[1].Num, 1);
+  EXPECT_EQ(Coarse.Scale[1].Den, 2);
+  EXPECT_EQ(Coarse.RegionLo[1], 0);
+  EXPECT_EQ(Coarse.RegionHi[1], 1);
+  EXPECT_EQ(regionExtent(Coarse, 1, 8), 5);
+  EXPECT_EQ(regionExtent(Coarse, 1, 1), -1); // Half a row is no row.
+  EXPECT_EQ(scaledOrigin(Coarse, 1, "y0"), "y0 / 2");
+  EXPECT_EQ(G.RelationChecks,
+            (std::vector<std::string>{"(((H) - 1) + 1) / 2 < (P)",
+                                      "((H) - 1) / 2 + 1 < (P)"}));
 }
