@@ -3,6 +3,7 @@
 #include "rewriters/fuse/FuseCodeGen.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/HybridTiles.h"
+#include "rewriters/fuse/StagedTables.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/Basic/SourceManager.h"
@@ -23,6 +24,11 @@ namespace cuda_rewrite {
 namespace {
 
 const char *const AxisName[] = {"x", "y", "z"};
+
+/// Shared memory for staged constant tables per block (StagedTables.h):
+/// the tiles' budget (48 KiB per block) less what keeps a tile of
+/// 16 rows by 64 columns of floats for each of 4 warps.
+constexpr uint64_t kMaxStagedBytes = 16 * 1024;
 
 /// `v + k` for a constant k, as a C++ expression.
 std::string plus(const std::string &V, int64_t K) {
@@ -86,6 +92,19 @@ public:
     FuseCode Code;
     collectParams();
     findUnclamped();
+    Tables = findStagedTables(G, Ctx, kMaxStagedBytes);
+    std::string TableDecls;
+    for (const StagedTable &T : Tables) {
+      Code.StagedTables.push_back(T.Var->getNameAsString());
+      Code.StagedBytes += unsigned(T.Bytes);
+      TableDecls += llvm::formatv("__shared__ {0} {1}[{2}];\n", T.ElementType,
+                                  T.Name, T.Elements);
+    }
+    if (!TableDecls.empty())
+      TableDecls = "// Constant tables read at indices that differ within a "
+                   "warp, copied here by\n// each block (the constant cache "
+                   "would replay every distinct index).\n" +
+                   TableDecls + "\n";
     Hybrid = planHybridTiles(
         G, T.RegisterChunks, T.Rows,
         [&](const FuseStage &S, const std::optional<ParamPlusConstant> &V) {
@@ -139,8 +158,8 @@ public:
             "//\n// On chip, in shared memory per warp: {4}.\n"
             "namespace {5} {{\n\n{6}{7}\n{8}}  // namespace {5}\n\n",
             llvm::join(Kernels, ", "), Where, T.width(), T.Rows,
-            OnChip.empty() ? "nothing" : OnChip, Name, Stages, kernel(),
-            launcher())
+            OnChip.empty() ? "nothing" : OnChip, Name, TableDecls + Stages,
+            kernel(), launcher())
             .str();
     Code.Call = Name + "::launch(" + launchArgs() + ")";
     return Code;
@@ -550,6 +569,13 @@ private:
                        "(Interior ? " + Text.slice(ArgBegin, ArgEnd).str() +
                            " : " + Text.slice(Begin, End).str() + ")"});
     }
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(St))
+      if (const StagedTable *Table = stagedTableOf(ASE, Tables)) {
+        unsigned Begin, End;
+        if (!offsets(ASE->getBase()->getSourceRange(), Begin, End))
+          return false;
+        Reads.push_back({Begin, End, Table->Name});
+      }
     if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(St))
       if (const ParmVarDecl *P = param(ASE); P && Tiles.count(P)) {
         const FuseBuffer *B = bufferOf(S, P);
@@ -1228,6 +1254,7 @@ private:
                "int extentY) {{\n"
                "  constexpr int kTileW = {2}, kTileH = {3}, kWarps = {4}{10};\n"
                "{5}"
+               "{11}"
                "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n"
                "  const int x0 = blockIdx.x * kTileW;\n"
                "  const int y0 = (blockIdx.y * kWarps + warp) * kTileH;\n"
@@ -1236,7 +1263,8 @@ private:
                Tiles, Z, Views, Body, interiorFlag(),
                Hybrid.InRegisters.empty()
                    ? ""
-                   : ", kChunks = " + std::to_string(Hybrid.Chunks))
+                   : ", kChunks = " + std::to_string(Hybrid.Chunks),
+               tableCopies())
         .str();
   }
 
@@ -1268,6 +1296,17 @@ private:
     if (K == 0)
       return D ? "extentY" : "extentX";
     return llvm::formatv("(long long)grid{0}.{1} * block.{1}", K, AxisName[D]);
+  }
+
+  /// The block's copies of the staged tables, before any thread reads
+  /// them: every thread reaches the barrier.
+  std::string tableCopies() {
+    std::string Text;
+    for (const StagedTable &T : Tables)
+      Text += llvm::formatv("  for (int i = threadIdx.x; i < {0}; i += "
+                            "blockDim.x)\n    {1}[i] = {2}[i];\n",
+                            T.Elements, T.Name, T.Var->getNameAsString());
+    return Text.empty() ? "" : Text + "  __syncthreads();\n";
   }
 
   std::string launcher() {
@@ -1360,6 +1399,7 @@ private:
   std::map<std::string, unsigned> Param;
   std::vector<const DeclStmt *> CoordinateDecls, LocalDecls;
   std::set<const CallExpr *> Unclamped;
+  std::vector<StagedTable> Tables;
   HybridPlan Hybrid;
   std::string Why;
 };

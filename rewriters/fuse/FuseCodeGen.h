@@ -46,6 +46,10 @@ struct FuseCode {
   std::string Call;        ///< `fused_a_to_b::launch(grid, block, ...)`.
   std::string Why;         ///< Why no code could be generated, if so.
   unsigned SharedBytesPerWarp = 0;
+  /// Constant tables copied to shared memory once per block
+  /// (StagedTables.h), and their bytes.
+  std::vector<std::string> StagedTables;
+  unsigned StagedBytes = 0;
   /// Hybrid tiling: the buffers with register chunks, and those kept in
   /// shared memory only, with why.
   std::vector<std::string> InRegisters, KeptShared;

@@ -211,7 +211,7 @@ private:
     FuseCode Code = generateFusedGroup(G, T, Name, Where, Ctx);
     if (!Code.Why.empty())
       return refuse(C, Code.Why);
-    unsigned Bytes = Code.SharedBytesPerWarp * T.Warps;
+    unsigned Bytes = Code.SharedBytesPerWarp * T.Warps + Code.StagedBytes;
     if (Bytes > 48 * 1024)
       return refuse(C, llvm::formatv("the group of '{0}' needs {1} bytes of "
                                      "shared memory per block, more than "
@@ -240,6 +240,9 @@ private:
                          (B.Global ? " (also stored)" : ""));
     if (!Inlined.empty())
       OnChip.push_back("inlined where read: " + llvm::join(Inlined, ", "));
+    for (const std::string &Table : Code.StagedTables)
+      OnChip.push_back("constant table '" + Table +
+                       "' (read at indices that differ within a warp)");
     std::string Registers = hybridNote(
         T, Fraction ? *Fraction : double(T.RegisterChunks) / T.ColumnsPerLane,
         Code);
