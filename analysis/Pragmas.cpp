@@ -28,7 +28,7 @@ enum class ClauseArgs {
   None,           ///< `overlap`: no parentheses.
   OneOf,          ///< `granularity(block)`: one word from Choices.
   PositiveInt,    ///< `p(4)`.
-  AutoOrIntPair,  ///< `tile(auto)` or `tile(32, 8)`.
+  AutoOrIntPair,  ///< `tile(auto)`, `tile(1, 8)` or `tile(1, 8, 4)`.
   AutoOrFraction, ///< `hybrid(auto)` or `hybrid(0.5)`, in [0, 1].
   Text,           ///< `config(tune.json)` or `config("tune.json")`.
 };
@@ -282,8 +282,10 @@ void PragmaLineParser::checkArgs(const ClauseSpec &Spec,
     return;
   case ClauseArgs::AutoOrIntPair:
     if (!(Args.size() == 1 && Args[0] == "auto") &&
-        !(Args.size() == 2 && IsPositiveInt(Args[0]) && IsPositiveInt(Args[1])))
-      error(Clause.Loc, "clause '%0' takes 'auto' or two positive integers",
+        !((Args.size() == 2 || Args.size() == 3) &&
+          llvm::all_of(Args, IsPositiveInt)))
+      error(Clause.Loc,
+            "clause '%0' takes 'auto' or two or three positive integers",
             {Clause.Name});
     return;
   case ClauseArgs::AutoOrFraction: {

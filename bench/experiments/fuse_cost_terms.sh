@@ -17,9 +17,10 @@ Tool=${CUDA_REWRITE:-build/tool/cuda-rewrite}
 Tmp=$(mktemp -d)
 trap 'rm -rf "$Tmp"' EXIT
 echo "sample,config,ms,t1,t2,t3,t4,t5,t6,t7"
-# tile2-8-hybrid0.5 -> "tile(2,8) hybrid(0.5)"
+# tile2-8-hybrid0.5 -> "tile(2,8) hybrid(0.5)"; tile1-8-2 -> "tile(1,8,2)"
 clauses() {
-  echo "$1" | sed -E 's/tile([0-9]+)-([0-9]+)/tile(\1,\2)/; s/-hybrid([0-9.]+)/ hybrid(\1)/'
+  echo "$1" | sed -E 's/tile([0-9]+)-([0-9]+)-([0-9]+)/tile(\1,\2,\3)/;
+    s/tile([0-9]+)-([0-9]+)($|-)/tile(\1,\2)\3/; s/-hybrid([0-9.]+)/ hybrid(\1)/'
 }
 groups() { # sample clauses -> number of logged groups (terms in $Tmp/log)
   rm -f "$Tmp/log"

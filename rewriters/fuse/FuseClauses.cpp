@@ -3,26 +3,30 @@
 #include "rewriters/fuse/FuseClauses.h"
 #include "analysis/Pragmas.h"
 #include "rewriters/fuse/FuseCostInput.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace cuda_rewrite {
 
-/// tile(x, y): columns per lane and rows of the warp's tile.
+/// tile(x, y[, w]): columns per lane and rows of the warp's tile, and
+/// warps per block (4 when left out).
 static std::string tileClause(const Candidate &C,
                               std::optional<FuseTile> &Tile) {
   const PragmaClause *Clause =
       C.Annotation ? C.Annotation->clause("tile") : nullptr;
   if (!Clause || (Clause->Args.size() == 1 && Clause->Args[0] == "auto"))
     return "";
-  unsigned X, Y;
-  if (Clause->Args.size() != 2 ||
-      llvm::StringRef(Clause->Args[0]).getAsInteger(10, X) ||
-      llvm::StringRef(Clause->Args[1]).getAsInteger(10, Y) || X < 1 || X > 8 ||
-      Y < 1 || Y > 64)
-    return "tile(" + llvm::join(Clause->Args, ", ") +
-           ") is not tile(x, y) with x (points per lane along x) in 1..8 "
-           "and y (rows per warp) in 1..64";
-  Tile = FuseTile{X, Y, 4};
+  unsigned X, Y, Warps = 4;
+  const std::vector<std::string> &Args = Clause->Args;
+  if ((Args.size() != 2 && Args.size() != 3) ||
+      llvm::StringRef(Args[0]).getAsInteger(10, X) ||
+      llvm::StringRef(Args[1]).getAsInteger(10, Y) ||
+      (Args.size() == 3 && llvm::StringRef(Args[2]).getAsInteger(10, Warps)) ||
+      X < 1 || X > 8 || Y < 1 || Y > 64 || Warps < 1 || Warps > 32)
+    return "tile(" + llvm::join(Args, ", ") +
+           ") is not tile(x, y[, w]) with x (points per lane along x) in "
+           "1..8, y (rows per warp) in 1..64 and w (warps per block) in 1..32";
+  Tile = FuseTile{X, Y, Warps};
   return "";
 }
 
@@ -63,14 +67,18 @@ std::vector<CostConfig> fuseCandidates(const FuseClauses &Clauses) {
     }
     return Candidates;
   }
-  // Pruned to what the calibration sweep measured and could win: blocks of
-  // 4 warps (tile(..) cannot set others) and tiles of at most 16 rows (32
-  // never won, and the linear model does not see why: bench/RESULTS.md,
-  // 2026-11-21 20:10 entry).
+  // Pruned to what the calibration sweeps measured and could win: blocks of
+  // 2, 4 or 8 warps and tiles of at most 16 rows (32 never won, and the
+  // linear model does not see why: bench/RESULTS.md, 2026-11-21 20:10
+  // entry). Where the model cannot tell block sizes apart (its terms see
+  // them only through occupancy and per-block table copies), 4 warps wins
+  // the tie: the size most of the sweeps measured best or within noise.
   for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
-    if (K.Warps == 4 && K.Rows <= 16 &&
-        (!Fraction || K.RegisterFraction == *Fraction))
+    if (K.Rows <= 16 && (!Fraction || K.RegisterFraction == *Fraction))
       Candidates.push_back(K);
+  llvm::stable_sort(Candidates, [](const CostConfig &A, const CostConfig &B) {
+    return (A.Warps == 4) > (B.Warps == 4);
+  });
   return Candidates;
 }
 

@@ -25,11 +25,6 @@ namespace {
 
 const char *const AxisName[] = {"x", "y", "z"};
 
-/// Shared memory for staged constant tables per block (StagedTables.h):
-/// the tiles' budget (48 KiB per block) less what keeps a tile of
-/// 16 rows by 64 columns of floats for each of 4 warps.
-constexpr uint64_t kMaxStagedBytes = 16 * 1024;
-
 /// `v + k` for a constant k, as a C++ expression.
 std::string plus(const std::string &V, int64_t K) {
   if (K == 0)

@@ -1,6 +1,7 @@
 //===- FuseCostInput.cpp - A fused group as the cost model sees it --------===//
 
 #include "rewriters/fuse/FuseCostInput.h"
+#include "rewriters/fuse/StagedTables.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include <algorithm>
@@ -127,6 +128,9 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
     C.Registers =
         S.Inlined ? 2 : 24 + std::min(16u, unsigned(S.Access.Reads.size()));
   }
+  if (!Out.empty())
+    for (const StagedTable &T : findStagedTables(G, Ctx, kMaxStagedBytes))
+      Out.front().StagedTableBytes += T.Bytes;
   return Out;
 }
 

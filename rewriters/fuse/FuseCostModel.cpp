@@ -368,6 +368,25 @@ void setOverlap(CostTerms &T, const std::vector<CostStage> &Stages,
   T.OverlapFraction = TiledWork > 0 ? Tiled / (Output * TiledWork) - 1 : 0;
 }
 
+/// Bytes of constant tables the block stages in shared memory.
+uint64_t stagedTableBytes(const std::vector<CostStage> &Stages) {
+  uint64_t Bytes = 0;
+  for (const CostStage &S : Stages)
+    Bytes += S.StagedTableBytes;
+  return Bytes;
+}
+
+/// Not in Algorithm 2: the block's copy of its staged constant tables
+/// (StagedTables.h), one load and one store per 4-byte word, shared by the
+/// block's warps: transactions and work per tile.
+void addTableCopies(CostTerms &T, const std::vector<CostStage> &Stages,
+                    const CostConfig &C) {
+  const double Bytes = double(stagedTableBytes(Stages)) / C.Warps;
+  T.TransactionsPerTile += Bytes / C.TransactionBytes;
+  if (T.ComputedWorkPerTile > 0)
+    T.ComputedWorkPerTile += 2 * Bytes / 4;
+}
+
 /// Lines 3-6, 17 and 34: the grid, transactions per output point of the
 /// image, and the idle share of the block slots over all waves.
 void setGrid(CostTerms &T, const ImageExtent &E, const CostConfig &C,
@@ -455,7 +474,8 @@ CostTerms estimateGroupCost(const std::vector<CostStage> &Stages,
 
   // Lines 7-12 and 20: what a block needs.
   T.SharedBytesPerWarp = sharedBytesPerWarp(Stages, Config);
-  T.SharedBytesPerBlock = T.SharedBytesPerWarp * Config.Warps;
+  T.SharedBytesPerBlock =
+      T.SharedBytesPerWarp * Config.Warps + stagedTableBytes(Stages);
   T.RegistersPerThread =
       stageRegisters(Stages) + hybridRegisters(Stages, Config);
   if (std::string Why = overLimits(T, Config, Spec, Limit); !Why.empty())
@@ -472,6 +492,7 @@ CostTerms estimateGroupCost(const std::vector<CostStage> &Stages,
   // Lines 13-17 and 25-34.
   T.TransactionsPerTile = transactionsPerTile(Stages, Config);
   setOverlap(T, Stages, evaluationsPerTile(Stages, Config), Config);
+  addTableCopies(T, Stages, Config);
   setTimes(T, Config, Spec);
   setGrid(T, Extent, Config, Spec);
   setUsage(T, Config, Spec);

@@ -73,6 +73,10 @@ struct CostStage {
   /// Instructions per point: a proxy for the paper's TIMEPERITER.
   double WorkPerPoint = 1;
   unsigned Registers = 16; ///< Registers per thread of the stage alone.
+  /// Constant tables the block copies to shared memory once
+  /// (StagedTables.h), in bytes: shared memory per block, and loads and
+  /// stores per block that the block's warps share.
+  uint64_t StagedTableBytes = 0;
 };
 
 /// One candidate of the argmin over tile sizes, block sizes and the

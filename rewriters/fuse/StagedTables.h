@@ -25,6 +25,10 @@
 
 namespace cuda_rewrite {
 
+/// Shared memory for staged tables per block: a third of the tiles'
+/// budget (48 KiB per block).
+constexpr uint64_t kMaxStagedBytes = 16 * 1024;
+
 /// A one-dimensional `__constant__` array the fused kernel copies to
 /// shared memory.
 struct StagedTable {

@@ -251,6 +251,23 @@ TEST(FuseCostModelTest, ScaledStagesSpanTheirScaleOfTheTile) {
       << One.Why;
 }
 
+TEST(FuseCostModelTest, StagedTablesAreCopiedOncePerBlock) {
+  // A 4 KiB table: shared memory per block, and 128 transactions of 32
+  // bytes per block that its warps share.
+  CostStage Lookup = output();
+  Lookup.StagedTableBytes = 4096;
+  CostTerms Two = cost({Lookup}, config(1, 8, 2));
+  CostTerms Eight = cost({Lookup}, config(1, 8, 8));
+  CostTerms Without = cost({output()}, config(1, 8, 2));
+  EXPECT_EQ(Two.SharedBytesPerBlock, 4096u);
+  EXPECT_DOUBLE_EQ(Two.TransactionsPerTile - Without.TransactionsPerTile,
+                   4096.0 / 32 / 2);
+  EXPECT_DOUBLE_EQ(Eight.TransactionsPerTile - Without.TransactionsPerTile,
+                   4096.0 / 32 / 8);
+  EXPECT_LT(cost({Lookup}, config(1, 8, 8), {}, only(0)).Total,
+            cost({Lookup}, config(1, 8, 2), {}, only(0)).Total);
+}
+
 TEST(FuseCostModelTest, InlinedStagesAreRecomputedOverTheirReadersRegion) {
   // Stage 0 (2 instructions) is inlined and read 3 times per point of
   // stage 1 (1 instruction), computed over 32 x 10 for stage 2's y halo.

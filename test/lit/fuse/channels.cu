@@ -88,4 +88,4 @@ void run(const float *in, float *out, float *first, int W, int H, int C) {
 // CHECK:          blurYClamped_point<true>(x, y, z, in, blurred, W, H, blurred_tile);
 // CHECK:        const long long extentZ = grid.z;
 
-// BAD: channels.cu:[[#]]:5: remark: not rewritten: tile(16, 4) is not tile(x, y) with x (points per lane along x) in 1..8 and y (rows per warp) in 1..64 [fuse]
+// BAD: channels.cu:[[#]]:5: remark: not rewritten: tile(16, 4) is not tile(x, y[, w]) with x (points per lane along x) in 1..8, y (rows per warp) in 1..64 and w (warps per block) in 1..32 [fuse]
