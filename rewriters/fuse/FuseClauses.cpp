@@ -68,13 +68,15 @@ std::vector<CostConfig> fuseCandidates(const FuseClauses &Clauses) {
     return Candidates;
   }
   // Pruned to what the calibration sweeps measured and could win: blocks of
-  // 2, 4 or 8 warps and tiles of at most 16 rows (32 never won, and the
-  // linear model does not see why: bench/RESULTS.md, 2026-11-21 20:10
-  // entry). Where the model cannot tell block sizes apart (its terms see
-  // them only through occupancy and per-block table copies), 4 warps wins
-  // the tie: the size most of the sweeps measured best or within noise.
+  // 4 or 8 warps (2 never beat 4 beyond run-to-run noise, and lost by up to
+  // 46%: bench/experiments/data/fuse_sweep_warps_h100.txt) and tiles of at
+  // most 16 rows (32 never won, and the linear model does not see why:
+  // bench/RESULTS.md, 2026-11-21 20:10 entry). Where the model cannot tell
+  // block sizes apart (its terms see them only through occupancy and
+  // per-block table copies), 4 warps wins the tie.
   for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
-    if (K.Rows <= 16 && (!Fraction || K.RegisterFraction == *Fraction))
+    if (K.Warps >= 4 && K.Rows <= 16 &&
+        (!Fraction || K.RegisterFraction == *Fraction))
       Candidates.push_back(K);
   llvm::stable_sort(Candidates, [](const CostConfig &A, const CostConfig &B) {
     return (A.Warps == 4) > (B.Warps == 4);

@@ -1338,9 +1338,10 @@ private:
     };
     Check(Extents, "  // The stages' guards lie inside their launches (the "
                    "fused kernel's\n  // regions rely on what they write).\n");
-    Check(Relations, "  // The levels' sizes are related as the scaled reads "
-                     "need: every base\n  // point they read around lies "
-                     "inside what the producer writes.\n");
+    Check(Relations, "  // The launch arguments are related as the reads "
+                     "need: every point a\n  // stage reads (a scaled read's "
+                     "base point) lies inside what its\n  // producer "
+                     "writes.\n");
     if (!Written.empty())
       Checks += "  // What the kernel stores must not change what it reads.\n"
                 "  if (!cuda_rewrite::fuse::separateAllocations({" +

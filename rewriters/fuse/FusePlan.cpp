@@ -557,7 +557,9 @@ private:
           KHi = std::max<int64_t>(K, 0);
         }
         if (!readInDomain(KLo, KHi, Consumer.Domain[D], Producer.Domain[D], Lo,
-                          Hi)) {
+                          Hi) &&
+            !checkedInDomain(KLo, KHi, Consumer.Domain[D], Producer.Domain[D],
+                             Lo, Hi, Relations)) {
           Why = std::string("a read of '") + R.Buffer->getNameAsString() +
                 "' along " + AxisName[D] +
                 " is not provably inside what its producer writes";
@@ -567,6 +569,37 @@ private:
               Consumer.RegionHi[D] + KHi);
       }
     }
+    return true;
+  }
+
+  /// readInDomain's proof with the upper bounds it cannot show at compile
+  /// time left to the launcher: where the consumer's guard and the
+  /// producer's are different launch arguments (camera's sharpen reads
+  /// x + 16 below OW of a stage that writes below W: OW - 1 + 16 < W is
+  /// checked before the fused launch). Lower bounds must be proved.
+  bool checkedInDomain(int64_t KLo, int64_t KHi, const AxisDomain &Consumer,
+                       const AxisDomain &Producer,
+                       const std::optional<HostBound> &ClampLo,
+                       const std::optional<HostBound> &ClampHi,
+                       std::vector<std::string> &Relations) {
+    AxisDomain Lower = Producer;
+    Lower.Upper.clear();
+    if (!readInDomain(KLo, KHi, Consumer, Lower, ClampLo, ClampHi))
+      return false;
+    const HostBound *Last = guardBound(Consumer);
+    std::vector<std::string> Needed;
+    for (const HostBound &P : Producer.Upper) {
+      AxisDomain One;
+      One.Upper = {P};
+      if (readInDomain(KLo, KHi, Consumer, One, ClampLo, ClampHi))
+        continue;
+      // The same argument on both sides was compared at compile time.
+      if (!Last || Last->Arg.empty() || P.Arg.empty() || P.Arg[0] == '@' ||
+          Last->Arg == P.Arg)
+        return false;
+      Needed.push_back(hostText(*Last, KHi - 1) + " < " + hostText(P, 0));
+    }
+    Relations.insert(Relations.end(), Needed.begin(), Needed.end());
     return true;
   }
 

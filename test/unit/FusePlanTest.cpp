@@ -56,6 +56,14 @@ __global__ void upUnclamped(const float *in, float *out, int W, int inH,
     return;
   out[y * W + x] = in[((y + 1) / 2) * W + x] + in[(y / 2 + 1) * W + x];
 }
+// Reads column x + 1 below a guard of its own, OW.
+__global__ void shifted(const float *in, float *out, int W, int H, int OW) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= OW || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x + 1];
+}
 // The same point, with another row stride.
 __global__ void strided(const float *in, float *out, int W, int H, int P) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -437,4 +445,26 @@ TEST(FusePlan, UnclampedScaledReadsAreCheckedAgainstTheProducersGuard) {
   EXPECT_EQ(G.RelationChecks,
             (std::vector<std::string>{"(((H) - 1) + 1) / 2 < (P)",
                                       "((H) - 1) / 2 + 1 < (P)"}));
+}
+
+TEST(FusePlan, ReadsBelowAnotherArgumentsGuardAreCheckedAtRunTime) {
+  // shifted reads x + 1 for x < P of a stage that writes x < W: no bound
+  // relates P and W at compile time, so the launcher checks P < W.
+  Planned P = planBlock(R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    shifted<<<g, b>>>(t, out, W, H, P);
+)cu");
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  EXPECT_EQ(P.Plan.Groups[0].RelationChecks,
+            (std::vector<std::string>{"(P) < (W)"}));
+  EXPECT_EQ(P.Plan.Groups[0].Stages[0].RegionHi[0], 1);
+  // With the same argument on both sides the compile-time answer stands:
+  // x + 1 for x < W is past what the producer writes.
+  Planned Same = planBlock(R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    shifted<<<g, b>>>(t, out, W, H, W);
+)cu");
+  std::vector<std::string> Why = reasonsAlone(Same);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_NE(Why[1].find("not provably inside"), std::string::npos) << Why[1];
 }

@@ -116,7 +116,7 @@ void twoScales(const float *in, float *out, int W, int H) {
 // CHECK:      static bool launch(dim3 grid, dim3 block, cudaStream_t stream, dim3 grid1,
 // CHECK:      if (!(extentX >= W1 && extentY >= H && (long long)grid1.x * block.x >= W1 &&
 // CHECK-NEXT:       (long long)grid1.y * block.y >= H1 && grid1.z == grid.z))
-// CHECK:      // The levels' sizes are related as the scaled reads need
+// CHECK:      // The launch arguments are related as the reads need
 // CHECK:      if (!((H - 1) / 2 <= H1 - 1 && 2 * (H1 - 1) <= H - 1))
 // CHECK:      // The warps' tiles reach every point the stages of other grids store.
 // CHECK-NEXT: if (!((long long)fusedGrid.x * 32 >= W1 &&
