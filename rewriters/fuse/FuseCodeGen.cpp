@@ -1415,9 +1415,11 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
 
 /// \p Code laid out in LLVM style: the point functions' signatures and the
 /// launch lines are long, and reviewers read the generated code.
-static std::string formatted(const std::string &Code) {
+static std::string formatted(const std::string &Code,
+                             unsigned ColumnLimit = 80) {
   format::FormatStyle Style = format::getLLVMStyle();
   Style.Language = format::FormatStyle::LK_Cpp;
+  Style.ColumnLimit = ColumnLimit;
   tooling::Replacements Changes = format::reformat(
       Style, Code, {tooling::Range(0, unsigned(Code.size()))}, "fused.cu");
   llvm::Expected<std::string> Result =
@@ -1427,6 +1429,18 @@ static std::string formatted(const std::string &Code) {
     return Code; // Unformatted, but the same code.
   }
   return *Result;
+}
+
+std::string fallbackGuard(const std::string &Call, unsigned Indent) {
+  // An empty block keeps its braces on two lines in LLVM style: the
+  // closing one is the caller's.
+  std::string Text =
+      formatted("if (!" + Call + ") {\n}\n", Indent < 40 ? 80 - Indent : 40);
+  Text = llvm::StringRef(Text).rtrim().drop_back().rtrim().str();
+  std::string Out;
+  for (llvm::StringRef Line : llvm::split(Text, '\n'))
+    Out += (Out.empty() ? "" : "\n" + std::string(Indent, ' ')) + Line.str();
+  return Out;
 }
 
 FuseCode generateFusedGroup(const FuseGroup &G, const FuseTile &T,

@@ -307,7 +307,8 @@ private:
       Inner += Inner.empty() ? Indent + "  " + Line.str()
                              : "\n" + (Line.empty() ? "" : "  " + Line.str());
     }
-    std::string Text = "if (!" + Call + ") {\n" + Inner + "\n" + Indent + "}";
+    std::string Text = fallbackGuard(Call, unsigned(Indent.size())) + "\n" +
+                       Inner + "\n" + Indent + "}";
     return check(
         Context.Edits.replace(CharSourceRange::getCharRange(Begin, End), Text),
         Begin);

@@ -107,4 +107,5 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
 // CHECK:      gather<<<grid, block>>>(b, from, c, W, H);
 // CHECK-NEXT: // 'kept' is a parameter
 // CHECK:      scale<<<grid, block>>>(c, d, W, H);
-// CHECK:      if (!fused_right_to_rightInside::launch(grid, block, 0, d, kept, W, H, out)) {
+// CHECK:      if (!fused_right_to_rightInside::launch(grid, block, 0, d, kept, W, H,
+// CHECK-NEXT:                                         out)) {

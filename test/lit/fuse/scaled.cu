@@ -122,4 +122,5 @@ void twoScales(const float *in, float *out, int W, int H) {
 // CHECK-NEXT: if (!((long long)fusedGrid.x * 32 >= W1 &&
 // CHECK-NEXT:       (long long)fusedGrid.y * 32 / 2 >= H1))
 // The block: the last stage's grid first, then the others.
-// CHECK:      if (!fused_downX_to_upY::launch(gridOf(block, W1, H), block, 0, gridOf(block, W1, H1), in,
+// CHECK:      if (!fused_downX_to_upY::launch(gridOf(block, W1, H), block, 0,
+// CHECK-NEXT:                                 gridOf(block, W1, H1), in, dx, W, W1, H,
