@@ -14,3 +14,13 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%cuda-rewrite", config.cuda_rewrite))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%runtime", os.path.join(config.project_source_dir, "runtime", "include")))
+# %nvcc-compile <file> -o <object>: compiles a rewritten file for sm_90 with
+# the runtime's headers, so that a test of generated code also shows that it
+# compiles; without nvcc (NVCC_EXECUTABLE-NOTFOUND) it does nothing.
+runtime = os.path.join(config.project_source_dir, "runtime", "include")
+nvcc = getattr(config, "nvcc", "")
+if nvcc and os.path.exists(nvcc):
+    config.substitutions.append(
+        ("%nvcc-compile", f"{nvcc} -arch=sm_90 -I {runtime} -c"))
+else:
+    config.substitutions.append(("%nvcc-compile", "true"))

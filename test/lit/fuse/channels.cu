@@ -1,8 +1,12 @@
 // Channel-planar stages (unsharp.cu's): the channel is blockIdx.z, so the
 // fused kernel takes it from its own blockIdx.z and each block's tiles hold
-// one channel. Reads in another plane, or a bad tile(..), are refused.
+// one channel. Where a stage reads a plane every channel reads ('tint's
+// mask), the fused grid puts the channels first (blockIdx.x), so that the
+// channels of a tile run one after another and the plane stays in L2.
+// Reads in another plane, or a bad tile(..), are refused.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 // RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DBAD_TILE 2>&1 | FileCheck %s --check-prefix=BAD
 
 __host__ __device__ inline int clampTo(int v, int lo, int hi) {
@@ -51,6 +55,17 @@ __global__ void firstPlane(const float *in, float *out, int W, int H) {
   out[(c * H + y) * W + x] = in[y * W + x];
 }
 
+// Scales each channel by a mask of one plane, which every channel reads.
+__global__ void tint(const float *in, const float *mask, float *out, int W,
+                     int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.z;
+  if (x >= W || y >= H)
+    return;
+  out[(c * H + y) * W + x] = mask[y * W + x] * in[(c * H + y) * W + x];
+}
+
 void run(const float *in, float *out, float *first, int W, int H, int C) {
   dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8, C);
   float *blurred = nullptr;
@@ -72,6 +87,20 @@ void run(const float *in, float *out, float *first, int W, int H, int C) {
   cudaFreeAsync(blurred, 0);
 }
 
+void tinted(const float *in, const float *mask, float *out, int W, int H,
+            int C) {
+  dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8, C);
+  float *blurred = nullptr;
+  cudaMallocAsync(&blurred, sizeof(float) * W * H * C, 0);
+#pragma cuda_rewrite fuse tile(1, 8)
+  {
+    // REMARK-DAG: channels.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (blurYClamped, tint) run as fused_blurYClamped_to_tint::kernel: {{.*}} [fuse]
+    blurYClamped<<<grid, block>>>(in, blurred, W, H);
+    tint<<<grid, block>>>(blurred, mask, out, W, H);
+  }
+  cudaFreeAsync(blurred, 0);
+}
+
 // CHECK:      blurYClamped_point(int x, int y, int c, const float *in, float *out, int W,
 // CHECK-NEXT:                    int H, cuda_rewrite::fuse::Tile<float, 32> out_tile) {
 // CHECK:        out_tile(x, y) =
@@ -85,7 +114,18 @@ void run(const float *in, float *out, float *first, int W, int H, int C) {
 // CHECK-NEXT:       weight * (blurred_tile(x, y) +
 // CHECK-NEXT:                 blurred_tile(x, (Interior ? y - 1 : clampTo(y - 1, 0, H - 1))));
 // CHECK:        const int z = blockIdx.z;
+// CHECK-NEXT:   const int x0 = blockIdx.x * kTileW;
+// CHECK-NEXT:   const int y0 = (blockIdx.y * kWarps + warp) * kTileH;
 // CHECK:          blurYClamped_point<true>(x, y, z, in, blurred, W, H, blurred_tile);
 // CHECK:        const long long extentZ = grid.z;
+// CHECK:        const dim3 fusedGrid{unsigned(tilesX), unsigned(tilesY), unsigned(extentZ)};
+// 'tint' reads the mask in every channel: channels first.
+// CHECK:      namespace fused_blurYClamped_to_tint {
+// CHECK:        const int z = blockIdx.x;
+// CHECK-NEXT:   const int x0 = blockIdx.y * kTileW;
+// CHECK-NEXT:   const int y0 = (blockIdx.z * kWarps + warp) * kTileH;
+// CHECK:        if (extentX > INT_MAX || extentY > INT_MAX || tilesX > 65535 ||
+// CHECK-NEXT:       tilesY > 65535 || extentZ > INT_MAX)
+// CHECK:        const dim3 fusedGrid{unsigned(extentZ), unsigned(tilesX), unsigned(tilesY)};
 
 // BAD: channels.cu:[[#]]:5: remark: not rewritten: tile(16, 4) is not tile(x, y[, w]) with x (points per lane along x) in 1..8, y (rows per warp) in 1..64 and w (warps per block) in 1..32 [fuse]

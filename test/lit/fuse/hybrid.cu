@@ -6,6 +6,7 @@
 // two-chunk tile.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=HALF-REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s --check-prefix=HALF
+// RUN: %nvcc-compile %t.cu -o %t.o
 // RUN: sed 's/hybrid(0.5)/hybrid(0)/' %s > %t.zero.cu
 // RUN: %cuda-rewrite --remarks %t.zero.cu -o %t.zero.out.cu -- 2>&1 | FileCheck %s --check-prefix=ZERO-REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.zero.out.cu | FileCheck %s --check-prefix=ZERO

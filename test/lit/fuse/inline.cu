@@ -7,6 +7,7 @@
 // take their reader's Interior, so interior warps skip their clamps too.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 
 __global__ void diff(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

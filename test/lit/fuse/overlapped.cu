@@ -5,6 +5,7 @@
 // as its fallback.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 // RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DTILE 2>&1 | FileCheck %s --check-prefix=TILE
 // Without tile(..), the cost model chooses (FuseCostModel.h).
 // RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DMODEL 2>&1 | FileCheck %s --check-prefix=MODEL

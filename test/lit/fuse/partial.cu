@@ -2,6 +2,7 @@
 // with the reason, and the stages around them are still fused.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 // RUN: %cuda-rewrite --list %s -- | FileCheck %s --check-prefix=LIST
 // LIST: partial.cu:[[#]]:5: stage-chain: 6 stages, {{.*}} -> fuse [#pragma cuda_rewrite fuse tile(1, 16)]: fused: scale..rightInside (2 stages), right..rightInside (2 stages); separate: 'gather' (the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides); 'scale' (the next stage cannot join it: a read of 'in' along x is not provably inside what its producer writes)
 

@@ -10,6 +10,7 @@
 // reads one buffer at two scales, which is refused.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 
 __device__ int clampTo(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
@@ -119,8 +120,7 @@ void twoScales(const float *in, float *out, int W, int H) {
 // CHECK:      // The launch arguments are related as the reads need
 // CHECK:      if (!((H - 1) / 2 <= H1 - 1 && 2 * (H1 - 1) <= H - 1))
 // CHECK:      // The warps' tiles reach every point the stages of other grids store.
-// CHECK-NEXT: if (!((long long)fusedGrid.x * 32 >= W1 &&
-// CHECK-NEXT:       (long long)fusedGrid.y * 32 / 2 >= H1))
+// CHECK-NEXT: if (!(tilesX * 32 >= W1 && tilesY * 32 / 2 >= H1))
 // The block: the last stage's grid first, then the others.
 // CHECK:      if (!fused_downX_to_upY::launch(gridOf(block, W1, H), block, 0,
 // CHECK-NEXT:                                 gridOf(block, W1, H1), in, dx, W, W1, H,

@@ -3,6 +3,7 @@
 // loaded once; their consumer waits for both tiles with one __syncwarp.
 // RUN: %cuda-rewrite %s -o %t.cu -- 2>&1
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 
 __global__ void gradX(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

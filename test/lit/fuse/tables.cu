@@ -5,6 +5,7 @@
 // (blockIdx.z), the same for the whole block, and stays in constant memory.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: %nvcc-compile %t.cu -o %t.o
 
 __constant__ float curve[256];
 __constant__ float gain[3];
