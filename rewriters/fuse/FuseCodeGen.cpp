@@ -1274,18 +1274,20 @@ private:
   }
 
   /// Whether the fused grid puts the channels (z) first: where the stages
-  /// have a z coordinate and some stage reads a plane that does not follow
-  /// it (a single-plane buffer, or a fixed plane: alpha), which every
-  /// channel then reads. Otherwise neighbouring tiles of one channel run
-  /// one after another, sharing their halos' rows in L2 (unsharp measured
-  /// 3% slower channels first).
+  /// have a z coordinate and a stage at the output's scale reads a plane
+  /// that does not follow it (a single-plane buffer, or a fixed plane:
+  /// alpha), which every channel then reads. Otherwise neighbouring tiles
+  /// of one channel run one after another, sharing their halos' rows in L2
+  /// (unsharp measured 3% slower channels first; pyramid's collapse, whose
+  /// only such plane is the coarsest level's mask, 4%).
   bool channelsFirst() const {
     if (!G.Stages.front().Access.CoordinateVar[2])
       return false;
     for (const FuseStage &S : G.Stages)
       for (const StageRead &R : S.Access.Reads)
-        if (R.Coordinates.size() < 3 || R.Coordinates[2].Scale == 0)
-          return true;
+        if (S.Scale[0].unit() && S.Scale[1].unit())
+          if (R.Coordinates.size() < 3 || R.Coordinates[2].Scale == 0)
+            return true;
     return false;
   }
 
