@@ -164,8 +164,16 @@ private:
   //===-- Parameters ------------------------------------------------------===//
 
   void collectParams() {
-    std::set<std::string> Taken = {"grid",    "block",  "stream", "extentX",
-                                   "extentY", "kernel", "launch"};
+    // The names the kernel and the launcher declare themselves: a host
+    // argument `c` must not become a parameter the row loops' `c` hides.
+    std::set<std::string> Taken = {
+        "grid",   "block",  "stream",  "extentX", "extentY",   "extentZ",
+        "kernel", "launch", "tilesX",  "tilesY",  "fusedGrid", "kTileW",
+        "kTileH", "kWarps", "kChunks", "warp",    "lane",      "x0",
+        "y0",     "x",      "y",       "z",       "i",         "j",
+        "r",      "c",      "sx",      "sy",      "own",       "interior"};
+    for (unsigned K = 1; K < G.Grids.size(); ++K)
+      Taken.insert("grid" + std::to_string(K));
     for (const FuseStage &S : G.Stages)
       for (unsigned P = 0; P != S.ArgText.size(); ++P) {
         if (Param.count(S.ArgText[P]))

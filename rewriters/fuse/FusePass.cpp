@@ -287,21 +287,31 @@ private:
     return Note;
   }
 
-  /// The group's launches become `if (!launch(..)) { <launches> }`.
+  /// The group's launches become `if (!launch(..)) { <launches> }`, in
+  /// place of those launched together; a hoisted stage's launch
+  /// (FuseStage::Hoisted) moves into the block, its own line removed.
   bool wrapLaunches(const FuseGroup &G, const std::string &Call) {
-    SourceLocation Begin = G.Stages.front().Launch->getBeginLoc();
-    SourceLocation End =
-        Lexer::findLocationAfterToken(G.Stages.back().Launch->getEndLoc(),
-                                      tok::semi, SM, Ctx.getLangOpts(), false);
+    std::vector<const FuseStage *> InPlace, Hoisted;
+    for (const FuseStage &S : G.Stages)
+      (S.Hoisted ? Hoisted : InPlace).push_back(&S);
+    SourceLocation Begin = InPlace.front()->Launch->getBeginLoc();
+    SourceLocation End = afterSemicolon(InPlace.back()->Launch);
     if (Begin.isMacroID() || End.isInvalid())
       return check(llvm::createStringError("the launches are in a macro"),
                    Begin);
-    std::string Original =
-        Lexer::getSourceText(CharSourceRange::getCharRange(Begin, End), SM,
-                             Ctx.getLangOpts())
-            .str();
     unsigned Column = SM.getPresumedColumnNumber(Begin);
     std::string Indent(Column - 1, ' ');
+    std::string Original = textBetween(Begin, End);
+    for (const FuseStage *H : Hoisted) {
+      SourceLocation HBegin = H->Launch->getBeginLoc();
+      SourceLocation HEnd = afterSemicolon(H->Launch);
+      if (HBegin.isMacroID() || HEnd.isInvalid())
+        return check(llvm::createStringError("the launches are in a macro"),
+                     HBegin);
+      Original += "\n" + Indent + textBetween(HBegin, HEnd);
+      if (!check(Context.Edits.removeLines(HBegin, HEnd), HBegin))
+        return false;
+    }
     std::string Inner;
     for (llvm::StringRef Line : llvm::split(Original, '\n')) {
       Inner += Inner.empty() ? Indent + "  " + Line.str()
@@ -312,6 +322,19 @@ private:
     return check(
         Context.Edits.replace(CharSourceRange::getCharRange(Begin, End), Text),
         Begin);
+  }
+
+  /// Just past the semicolon that ends \p Launch's statement (invalid if
+  /// none).
+  SourceLocation afterSemicolon(const CUDAKernelCallExpr *Launch) {
+    return Lexer::findLocationAfterToken(Launch->getEndLoc(), tok::semi, SM,
+                                         Ctx.getLangOpts(), false);
+  }
+
+  std::string textBetween(SourceLocation Begin, SourceLocation End) {
+    return Lexer::getSourceText(CharSourceRange::getCharRange(Begin, End), SM,
+                                Ctx.getLangOpts())
+        .str();
   }
 
   /// `#include "cuda_rewrite/fuse.cuh"` before the file's first declaration.

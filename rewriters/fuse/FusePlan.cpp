@@ -227,6 +227,7 @@ public:
       CurrentGroup = group(Current, Unused);
     }
     Close(LastWhy);
+    hoistIntoGroups();
     llvm::sort(Plan.Unfused, [](const UnfusedStage &A, const UnfusedStage &B) {
       return A.Index < B.Index;
     });
@@ -234,6 +235,76 @@ public:
   }
 
 private:
+  /// PolyMage groups stages over their DAG, not their launch order: a
+  /// stage left alone (pyramid's blendLaplacian, launched after every up
+  /// level) joins, at its end, the group holding the latest stage it reads
+  /// from, where every launch it depends on (StageGraph's edges of any
+  /// kind) runs at or before that group's place in the block or in the
+  /// group; then moving it there changes nothing another launch sees. With
+  /// a cost, only where the joined group costs no more than the two apart.
+  void hoistIntoGroups() {
+    for (auto It = Plan.Unfused.begin(); It != Plan.Unfused.end();) {
+      if (hoist(It->Index))
+        It = Plan.Unfused.erase(It);
+      else
+        ++It;
+    }
+  }
+
+  /// Where group \p G sits in the block: its last stage launched in place.
+  static unsigned anchorOf(const FuseGroup &G) {
+    unsigned Anchor = 0;
+    for (const FuseStage &S : G.Stages)
+      if (!S.Hoisted)
+        Anchor = std::max(Anchor, S.Index);
+    return Anchor;
+  }
+
+  bool hoist(unsigned U) {
+    std::string Why;
+    std::optional<FuseStage> S = stage(U, Why);
+    if (!S)
+      return false;
+    // The group of the latest stage U reads from, launched before U.
+    FuseGroup *Target = nullptr;
+    unsigned Latest = 0;
+    for (FuseGroup &G : Plan.Groups)
+      for (const FuseStage &P : G.Stages)
+        for (const StageGraph::Edge &E : Graph.Edges)
+          if (E.To == U && E.From == P.Index &&
+              E.Kind == StageGraph::Order::Flow && P.Index >= Latest &&
+              anchorOf(G) < U) {
+            Latest = P.Index;
+            Target = &G;
+          }
+    if (!Target)
+      return false;
+    auto InTarget = [&](unsigned I) {
+      return llvm::any_of(Target->Stages,
+                          [&](const FuseStage &T) { return T.Index == I; });
+    };
+    unsigned Anchor = anchorOf(*Target);
+    for (const StageGraph::Edge &E : Graph.Edges)
+      if (E.To == U && E.From > Anchor && !InTarget(E.From))
+        return false; // It depends on a launch between.
+    std::vector<FuseStage> Trial = Target->Stages;
+    S->Hoisted = true;
+    Trial.push_back(*S);
+    std::optional<FuseGroup> Joined = group(Trial, Why);
+    if (!Joined)
+      return false;
+    if (GroupCost) {
+      std::optional<FuseGroup> Alone = group({*S}, Why);
+      std::optional<double> Both = GroupCost(*Joined),
+                            Apart = GroupCost(*Target),
+                            Single = Alone ? GroupCost(*Alone) : std::nullopt;
+      if (!Both || (Apart && Single && *Both > *Apart + *Single))
+        return false;
+    }
+    *Target = std::move(*Joined);
+    return true;
+  }
+
   /// DP-Fusion (PolyMage-GPU section 6) over a run of stages that can all
   /// be fused: the partition into consecutive groups of least summed cost.
   /// A stage alone stays its launch.

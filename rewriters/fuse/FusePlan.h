@@ -90,6 +90,11 @@ struct FuseStage {
   /// loop or __syncwarp, for some recomputation): see inlinePointwise() in
   /// FusePlan.cpp for which stages.
   bool Inlined = false;
+  /// Launched later in the block than the group's other stages, which it
+  /// follows in the group: the fused launch (and its fallback) runs it
+  /// early, where the block's launches in between neither produce anything
+  /// it uses nor use anything it changes (see hoistIntoGroups()).
+  bool Hoisted = false;
 };
 
 /// A buffer written by a group's stage.
@@ -173,8 +178,10 @@ using GroupCostFn = std::function<std::optional<double>(const FuseGroup &G)>;
 /// Groups the stages of \p Graph: runs of consecutive stages that can be
 /// fused, each split by DP-Fusion into the groups of least summed
 /// \p GroupCost where one is given (a stage alone stays its launch), else
-/// kept whole. \p Why receives a reason when the block cannot be rewritten
-/// at all.
+/// kept whole; then a stage left alone may join, at its end, the group that
+/// produces what it reads, where nothing launched in between orders them
+/// (FuseStage::Hoisted) and, with a cost, that costs no more. \p Why receives a
+/// reason when the block cannot be rewritten at all.
 FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
                     std::string &Why, GroupCostFn GroupCost = nullptr);
 
