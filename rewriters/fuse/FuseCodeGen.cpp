@@ -255,32 +255,7 @@ private:
     return true;
   }
 
-  /// Whether evaluating \p E does nothing but compute its value: no
-  /// assignments, increments or volatile reads, and calls only of functions
-  /// whose body is one `return` of such an expression (image::clamp).
-  bool pure(const Stmt *E) const {
-    if (const auto *Call = dyn_cast<CallExpr>(E)) {
-      const FunctionDecl *F = Call->getDirectCallee();
-      const FunctionDecl *Def = F ? F->getDefinition() : nullptr;
-      const auto *Body = Def ? dyn_cast<CompoundStmt>(Def->getBody()) : nullptr;
-      const auto *Ret = Body && Body->size() == 1
-                            ? dyn_cast<ReturnStmt>(Body->body_front())
-                            : nullptr;
-      if (!Ret || !Ret->getRetValue() || !pure(Ret->getRetValue()))
-        return false;
-    } else if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
-      if (BO->isAssignmentOp())
-        return false;
-    } else if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-      if (UO->isIncrementDecrementOp())
-        return false;
-    } else if (const auto *Ex = dyn_cast<Expr>(E)) {
-      if (Ex->getType().isVolatileQualified())
-        return false;
-    }
-    return llvm::all_of(E->children(),
-                        [&](const Stmt *C) { return !C || pure(C); });
-  }
+  bool pure(const Stmt *E) const { return evaluatesOnlyItsValue(E); }
 
   unsigned offsetOf(SourceLocation Loc) const {
     return SM.getFileOffset(SM.getExpansionLoc(Loc));

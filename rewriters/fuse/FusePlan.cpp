@@ -382,6 +382,15 @@ private:
       Why = "it is launched with dynamic shared memory";
       return std::nullopt;
     }
+    // The launcher evaluates the grid, block and stream once, the fallback
+    // again.
+    for (unsigned I = 0; I != Config->getNumArgs(); ++I)
+      if (!evaluatesOnlyItsValue(Config->getArg(I))) {
+        Why = "its launch configuration ('" +
+              sourceText(Ctx, Config->getArg(I)->getSourceRange()) +
+              "') may have side effects";
+        return std::nullopt;
+      }
     for (unsigned P = 0; P != S.Kernel->getNumParams(); ++P) {
       if (P >= S.Launch->getNumArgs()) {
         Why = "its launch passes fewer arguments than the kernel takes";
@@ -1121,6 +1130,40 @@ const FuseBuffer *FuseGroup::bufferPassedAs(const FuseStage &S,
     if (B.Name == S.ArgText[I])
       return &B;
   return nullptr;
+}
+
+static bool evaluatesOnlyItsValue(const Stmt *E, unsigned Depth) {
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *F = Call->getDirectCallee();
+    const FunctionDecl *Def = F ? F->getDefinition() : nullptr;
+    const auto *Body = Def ? dyn_cast<CompoundStmt>(Def->getBody()) : nullptr;
+    const auto *Ret = Body && Body->size() == 1
+                          ? dyn_cast<ReturnStmt>(Body->body_front())
+                          : nullptr;
+    if (!Ret || !Ret->getRetValue() || Depth > 4 ||
+        !evaluatesOnlyItsValue(Ret->getRetValue(), Depth + 1))
+      return false;
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (!Ctor || !(Ctor->isTrivial() || Ctor->isConstexpr()))
+      return false;
+  } else if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->isAssignmentOp())
+      return false;
+  } else if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->isIncrementDecrementOp())
+      return false;
+  } else if (const auto *Ex = dyn_cast<Expr>(E)) {
+    if (Ex->getType().isVolatileQualified())
+      return false;
+  }
+  return llvm::all_of(E->children(), [&](const Stmt *C) {
+    return !C || evaluatesOnlyItsValue(C, Depth);
+  });
+}
+
+bool evaluatesOnlyItsValue(const Stmt *E) {
+  return evaluatesOnlyItsValue(E, 0);
 }
 
 std::string scaledOrigin(const FuseStage &S, unsigned D,

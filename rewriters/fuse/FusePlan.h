@@ -185,6 +185,14 @@ using GroupCostFn = std::function<std::optional<double>(const FuseGroup &G)>;
 FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
                     std::string &Why, GroupCostFn GroupCost = nullptr);
 
+/// Whether evaluating \p E does nothing but compute its value: no
+/// assignments, increments or volatile reads, constructors only trivial or
+/// constexpr, and calls only of functions whose body is one `return` of
+/// such an expression (image::clamp, image::grid), a few calls deep. The
+/// launcher evaluates what the block's launches pass once, and the fallback
+/// again: only such expressions may be shared that way.
+bool evaluatesOnlyItsValue(const clang::Stmt *E);
+
 /// For --list: "fused: blurX..blurY (2 stages); separate: 'gather' (why)".
 std::string describeFusePlan(const StageGraph &Graph, const FusePlan &Plan);
 

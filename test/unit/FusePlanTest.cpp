@@ -468,3 +468,15 @@ TEST(FusePlan, ReadsBelowAnotherArgumentsGuardAreCheckedAtRunTime) {
   ASSERT_EQ(Why.size(), 2u);
   EXPECT_NE(Why[1].find("not provably inside"), std::string::npos) << Why[1];
 }
+
+TEST(FusePlan, LaunchConfigurationsWithSideEffectsAreRefused) {
+  // The launcher evaluates each launch's grid once and the fallback again.
+  Planned P = planBlock(R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    blurY<<<(g.x++, g), b>>>(t, out, W, H);
+)cu");
+  std::vector<std::string> Why = reasonsAlone(P);
+  ASSERT_EQ(Why.size(), 2u);
+  EXPECT_EQ(Why[1],
+            "its launch configuration ('(g.x++, g)') may have side effects");
+}
