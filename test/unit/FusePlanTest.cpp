@@ -127,6 +127,16 @@ std::vector<std::string> reasonsAlone(const Planned &P) {
   return Why;
 }
 
+/// Stage \p S runs at \p Scale of the warp's tile along axis \p D, over
+/// its scaled tile widened by [Lo, Hi) offsets (FuseStage::RegionLo, Hi).
+void expectRegion(const FuseStage &S, unsigned D, AxisScale Scale, int64_t Lo,
+                  int64_t Hi) {
+  EXPECT_EQ(S.Scale[D].Num, Scale.Num) << "axis " << D;
+  EXPECT_EQ(S.Scale[D].Den, Scale.Den) << "axis " << D;
+  EXPECT_EQ(S.RegionLo[D], Lo) << "axis " << D;
+  EXPECT_EQ(S.RegionHi[D], Hi) << "axis " << D;
+}
+
 } // namespace
 
 TEST(FusePlan, ClampedReadsWidenTheProducersRegion) {
@@ -140,10 +150,8 @@ TEST(FusePlan, ClampedReadsWidenTheProducersRegion) {
   ASSERT_EQ(G.Stages.size(), 2u);
   // The consumer reads y - 1 .. y + 1 of t: its producer runs a row further
   // on either side, and no column further.
-  EXPECT_EQ(G.Stages[0].RegionLo[1], -1);
-  EXPECT_EQ(G.Stages[0].RegionHi[1], 1);
-  EXPECT_EQ(G.Stages[0].RegionLo[0], 0);
-  EXPECT_EQ(G.Stages[0].RegionHi[0], 0);
+  expectRegion(G.Stages[0], 1, {1, 1}, -1, 1);
+  expectRegion(G.Stages[0], 0, {1, 1}, 0, 0);
   EXPECT_FALSE(G.Stages[0].NeedsOwn);
   ASSERT_EQ(G.Written.size(), 2u);
   EXPECT_EQ(G.Written[0].Name, "t");
@@ -410,11 +418,8 @@ TEST(FusePlan, ScaledReadsComposeScalesAndRegions) {
   ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
   const FuseGroup &G = P.Plan.Groups[0];
   const FuseStage &First = G.Stages[0];
-  EXPECT_EQ(First.Scale[1].Num, 2);
-  EXPECT_EQ(First.Scale[1].Den, 1);
-  EXPECT_TRUE(First.Scale[0].unit());
-  EXPECT_EQ(First.RegionLo[1], -1);
-  EXPECT_EQ(First.RegionHi[1], 0);
+  expectRegion(First, 1, {2, 1}, -1, 0);
+  expectRegion(First, 0, {1, 1}, 0, 0);
   EXPECT_EQ(regionExtent(First, 1, 8), 17);
   EXPECT_EQ(regionExtent(First, 0, 32), 32);
   EXPECT_EQ(scaledOrigin(First, 1, "y0"), "2 * y0");
@@ -435,10 +440,7 @@ TEST(FusePlan, UnclampedScaledReadsAreCheckedAgainstTheProducersGuard) {
   ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
   const FuseGroup &G = P.Plan.Groups[0];
   const FuseStage &Coarse = G.Stages[0];
-  EXPECT_EQ(Coarse.Scale[1].Num, 1);
-  EXPECT_EQ(Coarse.Scale[1].Den, 2);
-  EXPECT_EQ(Coarse.RegionLo[1], 0);
-  EXPECT_EQ(Coarse.RegionHi[1], 1);
+  expectRegion(Coarse, 1, {1, 2}, 0, 1);
   EXPECT_EQ(regionExtent(Coarse, 1, 8), 5);
   EXPECT_EQ(regionExtent(Coarse, 1, 1), -1); // Half a row is no row.
   EXPECT_EQ(scaledOrigin(Coarse, 1, "y0"), "y0 / 2");
