@@ -382,18 +382,29 @@ private:
                    ? std::optional<AffineExpr>(opaque(V))
                    : std::nullopt;
       // A local computed from the coordinates stands for its value; one
-      // that is not (`const int W = 2 * W2;`) is a name of its own, so that
-      // strides keep the factors they are written with.
+      // that is not (`const int W = 2 * W2;`, `const int W2 = W / 2;`) is a
+      // name of its own, so that strides keep the factors they are written
+      // with.
       if (V->hasLocalStorage() && V->getInit() && !Modified.count(V) &&
           V->getType()->isIntegerType()) {
         std::optional<AffineExpr> Value = eval(V->getInit());
-        if (Value && !Value->mentionsAny(
-                         [&](SymbolId S) { return S < 3 || Terms.count(S); }))
+        if (Value && !followsCoordinates(*Value))
           return opaque(V);
         return Value;
       }
     }
     return std::nullopt;
+  }
+
+  /// Whether \p E depends on a coordinate, directly or inside a clamp or
+  /// division.
+  bool followsCoordinates(const AffineExpr &E) const {
+    return E.mentionsAny([&](SymbolId S) {
+      if (S < 3)
+        return true;
+      auto It = Terms.find(S);
+      return It != Terms.end() && followsCoordinates(It->second.Inner);
+    });
   }
 
   AffineExpr opaque(const ValueDecl *D) {

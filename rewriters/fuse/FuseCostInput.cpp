@@ -79,11 +79,19 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
       C.ScaleDen[D] = S.Scale[D].Den;
     }
     C.Inlined = S.Inlined;
+    // Register chunks follow the warp's own columns (HybridTiles.h): a
+    // stage at another scale keeps all of its tile in shared memory.
+    C.HybridEligible = S.Scale[0].unit() && S.Scale[1].unit();
     C.WorkPerPoint = std::max(1.0, workOf(S.Kernel->getBody()));
     std::map<const ParmVarDecl *, CostRead> Global;
     for (const StageRead &R : S.Access.Reads) {
       const FuseBuffer *B = G.bufferPassedAs(S, R.Buffer);
       if (B && B->OnChip && B->Producer < I) {
+        // A read at a scaled coordinate is not a constant lane offset:
+        // the producer's tile stays in shared memory (HybridTiles.h).
+        for (const CoordinateRead &C : R.Coordinates)
+          if (C.Scale != 1 || C.Divisor != 1)
+            Out[B->Producer].HybridEligible = false;
         if (B->Inlined) {
           // Every read of an inlined stage evaluates it once more.
           CostStage &P = Out[B->Producer];
@@ -119,8 +127,10 @@ std::vector<CostStage> costStagesOf(const FuseGroup &G, ASTContext &Ctx) {
         continue;
       if (B->Global)
         C.GlobalStoreBytes += bytesOf(P, Ctx);
+      // A stage with several outputs on chip (camera's deinterleave) has
+      // a tile of each, all of its region.
       if (B->OnChip && !B->Inlined)
-        C.TileElementBytes = bytesOf(P, Ctx);
+        C.TileElementBytes += bytesOf(P, Ctx);
     }
     // A rough register estimate (ptxas on the samples: 32 to 64 per
     // fused kernel): a base for a loop stage plus its reads; an inlined

@@ -64,8 +64,10 @@ struct CostStage {
   /// Inlined stages: the indices in the group of the stages that read it
   /// (later stages only); empty means the next stage.
   std::vector<unsigned> Readers;
-  unsigned TileElementBytes = 0; ///< > 0: it has an on-chip tile.
-  bool HybridEligible = true;    ///< Its tile may go partly to registers.
+  /// Bytes per point of its on-chip tiles (all of its outputs kept on
+  /// chip); > 0: it has a tile.
+  unsigned TileElementBytes = 0;
+  bool HybridEligible = true; ///< Its tile may go partly to registers.
   std::vector<CostRead> GlobalReads;
   /// Bytes stored to global memory per output point (0: on chip only).
   /// Stores cover the warp's output tile, not the region.

@@ -79,10 +79,21 @@ public:
     std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
                         ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
     std::optional<CostConfig> Config = chooseForBlock(Plan.Groups, Candidates);
-    for (const FuseGroup &G : Plan.Groups)
-      if (!rewriteGroup(C, G, Clause, Fraction, Config, Where))
+    std::vector<std::string> Calls;
+    for (const FuseGroup &G : Plan.Groups) {
+      Calls.emplace_back();
+      // Where no configuration suits every group (interpolate's deep
+      // levels need small tiles), each takes its own.
+      std::optional<CostConfig> Own = Config;
+      if (!Own)
+        if (std::optional<CostChoice> Best = chooseConfig(
+                costStagesOf(G, Ctx), ImageExtent(), Context.Gpu,
+                CostWeights::defaults(), Candidates, kFuseSharedPerBlock))
+          Own = Best->Config;
+      if (!rewriteGroup(C, G, Clause, Fraction, Own, Where, Calls.back()))
         return false;
-    return includeRuntime(C.Loc);
+    }
+    return placeSchedule(Graph, Plan, Calls) && includeRuntime(C.Loc);
   }
 
 private:
@@ -182,7 +193,7 @@ private:
                     const std::optional<FuseTile> &Clause,
                     std::optional<double> Fraction,
                     const std::optional<CostConfig> &Config,
-                    const std::string &Where) {
+                    const std::string &Where, std::string &Call) {
     std::optional<CostChoice> Model;
     if (Config)
       Model = CostChoice{*Config, cost(G, *Config)};
@@ -226,8 +237,7 @@ private:
                 Code.Definitions, lineStart(Ctx, C.Function->getBeginLoc())),
             C.Loc))
       return false;
-    if (!wrapLaunches(G, Code.Call))
-      return false;
+    Call = Code.Call;
     std::vector<std::string> Stages, OnChip;
     for (const FuseStage &S : G.Stages)
       Stages.push_back(S.Kernel->getNameAsString());
@@ -287,41 +297,95 @@ private:
     return Note;
   }
 
-  /// The group's launches become `if (!launch(..)) { <launches> }`, in
-  /// place of those launched together; a hoisted stage's launch
-  /// (FuseStage::Hoisted) moves into the block, its own line removed.
-  bool wrapLaunches(const FuseGroup &G, const std::string &Call) {
-    std::vector<const FuseStage *> InPlace, Hoisted;
-    for (const FuseStage &S : G.Stages)
-      (S.Hoisted ? Hoisted : InPlace).push_back(&S);
-    SourceLocation Begin = InPlace.front()->Launch->getBeginLoc();
-    SourceLocation End = afterSemicolon(InPlace.back()->Launch);
-    if (Begin.isMacroID() || End.isInvalid())
-      return check(llvm::createStringError("the launches are in a macro"),
-                   Begin);
-    unsigned Column = SM.getPresumedColumnNumber(Begin);
-    std::string Indent(Column - 1, ' ');
-    std::string Original = textBetween(Begin, End);
-    for (const FuseStage *H : Hoisted) {
-      SourceLocation HBegin = H->Launch->getBeginLoc();
-      SourceLocation HEnd = afterSemicolon(H->Launch);
-      if (HBegin.isMacroID() || HEnd.isInvalid())
+  /// The block's launches in the plan's order (FusePlan::Schedule): each
+  /// group as `if (!launch(..)) { <its launches> }`, the others as
+  /// written. The k-th step goes where the k-th of the steps' last
+  /// launches was, so that a plan in launch order keeps every launch in
+  /// its place; a launch where no step goes is removed. \p Calls holds
+  /// each group's fused launch, empty where the group was refused (its
+  /// launches then run as written, in the group's order).
+  bool placeSchedule(const StageGraph &Graph, const FusePlan &Plan,
+                     const std::vector<std::string> &Calls) {
+    struct Step {
+      std::vector<unsigned> Launches; ///< Stage indices, in the order run.
+      std::string Call;               ///< Empty: the launches as written.
+    };
+    std::vector<Step> Steps;
+    for (const FuseStep &S : Plan.Schedule) {
+      if (!S.IsGroup) {
+        Steps.push_back({{S.Index}, ""});
+        continue;
+      }
+      const FuseGroup &G = Plan.Groups[S.Index];
+      if (Calls[S.Index].empty()) {
+        for (const FuseStage &St : G.Stages)
+          Steps.push_back({{St.Index}, ""});
+        continue;
+      }
+      Steps.push_back({{}, Calls[S.Index]});
+      for (const FuseStage &St : G.Stages)
+        Steps.back().Launches.push_back(St.Index);
+    }
+    std::vector<unsigned> Slots;
+    for (const Step &S : Steps)
+      Slots.push_back(*llvm::max_element(S.Launches));
+    llvm::sort(Slots);
+    std::map<unsigned, const Step *> StepAt;
+    for (unsigned K = 0; K != Steps.size(); ++K)
+      StepAt[Slots[K]] = &Steps[K];
+    for (unsigned I = 0; I != Graph.Stages.size(); ++I) {
+      const CUDAKernelCallExpr *Launch = Graph.Stages[I].Launch;
+      SourceLocation Begin = Launch->getBeginLoc();
+      SourceLocation End = afterSemicolon(Launch);
+      if (Begin.isMacroID() || End.isInvalid())
         return check(llvm::createStringError("the launches are in a macro"),
-                     HBegin);
-      Original += "\n" + Indent + textBetween(HBegin, HEnd);
-      if (!check(Context.Edits.removeLines(HBegin, HEnd), HBegin))
+                     Begin);
+      auto It = StepAt.find(I);
+      if (It == StepAt.end()) {
+        if (!check(Context.Edits.removeLines(Begin, End), Begin))
+          return false;
+        continue;
+      }
+      const Step &S = *It->second;
+      if (S.Call.empty() && S.Launches.front() == I)
+        continue; // In place.
+      std::string Text = stepText(Graph, S.Launches, S.Call,
+                                  SM.getPresumedColumnNumber(Begin) - 1);
+      if (!check(Context.Edits.replace(
+                     CharSourceRange::getCharRange(Begin, End), Text),
+                 Begin))
         return false;
     }
-    std::string Inner;
-    for (llvm::StringRef Line : llvm::split(Original, '\n')) {
-      Inner += Inner.empty() ? Indent + "  " + Line.str()
-                             : "\n" + (Line.empty() ? "" : "  " + Line.str());
+    return true;
+  }
+
+  /// The launches \p Launches, indented by \p Indent after the first line;
+  /// with a fused launch \p Call, inside its fallback.
+  std::string stepText(const StageGraph &Graph,
+                       const std::vector<unsigned> &Launches,
+                       const std::string &Call, unsigned Indent) {
+    std::string Pad(Indent, ' '), Inner = Call.empty() ? "" : "  ";
+    std::string Text;
+    for (unsigned I : Launches) {
+      const CUDAKernelCallExpr *Launch = Graph.Stages[I].Launch;
+      std::string Original =
+          textBetween(Launch->getBeginLoc(), afterSemicolon(Launch));
+      bool First = true;
+      for (llvm::StringRef Line : llvm::split(Original, '\n')) {
+        // The replacement starts where the slot's launch did, indented;
+        // continued lines keep their own indentation.
+        if (First)
+          Text += Text.empty() && Call.empty()
+                      ? Line.str()
+                      : "\n" + Pad + Inner + Line.str();
+        else
+          Text += "\n" + (Line.empty() ? "" : Inner + Line.str());
+        First = false;
+      }
     }
-    std::string Text = fallbackGuard(Call, unsigned(Indent.size())) + "\n" +
-                       Inner + "\n" + Indent + "}";
-    return check(
-        Context.Edits.replace(CharSourceRange::getCharRange(Begin, End), Text),
-        Begin);
+    if (Call.empty())
+      return Text;
+    return fallbackGuard(Call, Indent) + Text + "\n" + Pad + "}";
   }
 
   /// Just past the semicolon that ends \p Launch's statement (invalid if

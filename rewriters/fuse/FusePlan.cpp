@@ -6,9 +6,11 @@
 #include "rewriters/fuse/FuseCostModel.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <climits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -188,155 +190,278 @@ public:
       : Graph(Graph), Ctx(Ctx), GroupCost(GroupCost) {}
 
   FusePlan run() {
-    std::vector<FuseStage> Current;
-    std::optional<FuseGroup> CurrentGroup;
-    auto Close = [&](const std::string &WhyAlone) {
-      if (Current.size() >= 2 && GroupCost)
-        partition(Current, std::move(*CurrentGroup));
-      else if (Current.size() >= 2)
-        Plan.Groups.push_back(std::move(*CurrentGroup));
-      else
-        for (const FuseStage &S : Current)
-          Plan.Unfused.push_back({S.Index, WhyAlone});
-      Current.clear();
-      CurrentGroup.reset();
-    };
-    std::string LastWhy = "no neighbouring stage to fuse it with";
-    for (unsigned I = 0; I != Graph.Stages.size(); ++I) {
-      std::string Why;
-      std::optional<FuseStage> S = stage(I, Why);
-      if (!S) {
-        Close(LastWhy);
-        Plan.Unfused.push_back({I, Why});
-        LastWhy = "no neighbouring stage to fuse it with";
-        continue;
-      }
-      if (!Current.empty()) {
-        std::vector<FuseStage> Trial = Current;
-        Trial.push_back(*S);
-        if (std::optional<FuseGroup> G = group(Trial, Why)) {
-          Current = std::move(Trial);
-          CurrentGroup = std::move(G);
-          continue;
-        }
-        Close("the next stage cannot join it: " + Why);
-        LastWhy = "it cannot join the stages before it: " + Why;
-      }
-      Current.push_back(*S);
-      std::string Unused;
-      CurrentGroup = group(Current, Unused);
+    unsigned N = unsigned(Graph.Stages.size());
+    Fusable.resize(N);
+    Whys.resize(N);
+    for (unsigned I = 0; I != N; ++I)
+      Fusable[I] = stage(I, Whys[I]);
+    // Without a cost, the launch order's fewest kernels: the calibration
+    // measures the model's terms against those fixed groups.
+    std::vector<std::vector<unsigned>> Orders = {launchOrder()};
+    if (GroupCost) {
+      Orders.push_back(levelOrder(Graph));
+      Orders.push_back(consumersNextOrder(Graph));
     }
-    Close(LastWhy);
-    hoistIntoGroups();
-    llvm::sort(Plan.Unfused, [](const UnfusedStage &A, const UnfusedStage &B) {
+    std::optional<FusePlan> Best;
+    double BestCost = 0;
+    for (const std::vector<unsigned> &Order : Orders) {
+      if (Best && llvm::is_contained(Tried, Order))
+        continue;
+      Tried.push_back(Order);
+      double Cost = 0;
+      FusePlan P = planInOrder(Order, Cost);
+      // Another order must be cheaper by more than rounding to win.
+      if (!Best || Cost < BestCost - 1e-9 * std::abs(BestCost)) {
+        Best = std::move(P);
+        BestCost = Cost;
+      }
+    }
+    llvm::sort(Best->Unfused, [](const UnfusedStage &A, const UnfusedStage &B) {
       return A.Index < B.Index;
     });
-    return std::move(Plan);
+    return std::move(*Best);
   }
 
 private:
-  /// PolyMage groups stages over their DAG, not their launch order: a
-  /// stage left alone (pyramid's blendLaplacian, launched after every up
-  /// level) joins, at its end, the group holding the latest stage it reads
-  /// from, where every launch it depends on (StageGraph's edges of any
-  /// kind) runs at or before that group's place in the block or in the
-  /// group; then moving it there changes nothing another launch sees. With
-  /// a cost, only where the joined group costs no more than the two apart.
-  void hoistIntoGroups() {
-    for (auto It = Plan.Unfused.begin(); It != Plan.Unfused.end();) {
-      if (hoist(It->Index))
-        It = Plan.Unfused.erase(It);
+  /// The most stages DP-Fusion puts in one group (the samples' largest
+  /// useful groups have about 20).
+  static constexpr unsigned kMaxGroupStages = 24;
+
+  /// The stages in the order they are launched.
+  std::vector<unsigned> launchOrder() const {
+    std::vector<unsigned> Order(Graph.Stages.size());
+    std::iota(Order.begin(), Order.end(), 0u);
+    return Order;
+  }
+
+  /// DP-Fusion (PolyMage-GPU section 6) over \p Order, a topological order
+  /// of the stage graph: the partition into consecutive groups of least
+  /// summed cost (without a cost, the fewest kernels); a stage alone stays
+  /// its launch. Then stages left alone join the group they read from
+  /// where they can (hoistIntoGroups). \p Cost receives the plan's cost.
+  FusePlan planInOrder(const std::vector<unsigned> &Order, double &Cost) {
+    FusePlan P;
+    std::map<std::pair<unsigned, unsigned>, FuseGroup> Groups;
+    auto SegmentCost = [&](unsigned Begin,
+                           unsigned End) -> std::optional<double> {
+      if (End - Begin == 1)
+        return singleCost(Order[Begin]);
+      if (End - Begin > kMaxGroupStages)
+        return std::nullopt;
+      std::vector<FuseStage> Stages;
+      for (unsigned I = Begin; I != End; ++I) {
+        if (!Fusable[Order[I]])
+          return std::nullopt;
+        Stages.push_back(*Fusable[Order[I]]);
+      }
+      std::string Unused;
+      std::optional<FuseGroup> G = group(std::move(Stages), Unused);
+      if (!G)
+        return std::nullopt;
+      std::optional<double> C = GroupCost ? GroupCost(*G) : 1.0;
+      if (C)
+        Groups.emplace(std::make_pair(Begin, End), std::move(*G));
+      return C;
+    };
+    std::vector<FusionSegment> Segments =
+        dpFusion(unsigned(Order.size()), SegmentCost);
+    for (const FusionSegment &Seg : Segments) {
+      if (Seg.End - Seg.Begin == 1)
+        P.Unfused.push_back(
+            {Order[Seg.Begin], whyAlone(Order, Segments, Seg.Begin)});
+      else
+        P.Groups.push_back(std::move(Groups.at({Seg.Begin, Seg.End})));
+    }
+    std::vector<unsigned> Moved = Order;
+    moveIntoGroups(P, Moved);
+    Cost = 0;
+    for (const FuseGroup &G : P.Groups)
+      Cost += GroupCost ? GroupCost(G).value_or(0) : 1.0;
+    for (const UnfusedStage &U : P.Unfused)
+      Cost += singleCost(U.Index);
+    P.Schedule = schedule(P, Moved);
+    return P;
+  }
+
+  /// What a stage costs as its own launch: its cost as a group of one, the
+  /// same in every order (0 where the model has none: a stage that cannot
+  /// be fused runs alone in every plan).
+  double singleCost(unsigned I) {
+    if (!GroupCost)
+      return 1.0;
+    if (!Fusable[I])
+      return 0;
+    auto [It, New] = SingleCosts.try_emplace(I, 0.0);
+    if (New) {
+      std::string Unused;
+      if (std::optional<FuseGroup> G = group({*Fusable[I]}, Unused))
+        It->second = GroupCost(*G).value_or(0);
+    }
+    return It->second;
+  }
+
+  /// Why the stage at \p At of \p Order stays alone: its own reason, or
+  /// why it cannot join the segment of \p Segments before or after it, or
+  /// that joining one costs more.
+  std::string whyAlone(const std::vector<unsigned> &Order,
+                       const std::vector<FusionSegment> &Segments,
+                       unsigned At) {
+    unsigned I = Order[At];
+    if (!Fusable[I])
+      return Whys[I];
+    // The stages of the segment around \p Pos, all fusable, or none.
+    auto Around = [&](unsigned Pos) {
+      std::vector<FuseStage> Stages;
+      for (const FusionSegment &Seg : Segments)
+        if (Seg.Begin <= Pos && Pos < Seg.End)
+          for (unsigned J = Seg.Begin; J != Seg.End; ++J) {
+            if (!Fusable[Order[J]])
+              return std::vector<FuseStage>();
+            Stages.push_back(*Fusable[Order[J]]);
+          }
+      return Stages;
+    };
+    std::vector<FuseStage> Before = At > 0 ? Around(At - 1)
+                                           : std::vector<FuseStage>(),
+                           After = At + 1 < Order.size()
+                                       ? Around(At + 1)
+                                       : std::vector<FuseStage>();
+    std::string WhyBefore, WhyAfter;
+    if (!Before.empty()) {
+      Before.push_back(*Fusable[I]);
+      if (group(Before, WhyBefore))
+        return joiningCostsMore();
+    }
+    if (!After.empty()) {
+      After.insert(After.begin(), *Fusable[I]);
+      if (group(After, WhyAfter))
+        return joiningCostsMore();
+    }
+    if (!After.empty())
+      return (After.size() == 2 ? "the next stage cannot join it: "
+                                : "the stages after it cannot join it: ") +
+             WhyAfter;
+    if (!Before.empty())
+      return "it cannot join the stages before it: " + WhyBefore;
+    return "no neighbouring stage to fuse it with";
+  }
+
+  std::string joiningCostsMore() const {
+    return GroupCost ? "the cost model finds it cheaper as a kernel of its "
+                       "own than fused with its neighbours"
+                     : "fusing it with its neighbours saves no kernel";
+  }
+
+  /// The plan's groups and launches in the order they run: that of their
+  /// stages in \p Order, where each group's stages are consecutive.
+  static std::vector<FuseStep> schedule(const FusePlan &P,
+                                        const std::vector<unsigned> &Order) {
+    std::map<unsigned, FuseStep> StepOf;
+    for (unsigned G = 0; G != P.Groups.size(); ++G)
+      for (const FuseStage &S : P.Groups[G].Stages)
+        StepOf[S.Index] = FuseStep{true, G};
+    for (const UnfusedStage &U : P.Unfused)
+      StepOf[U.Index] = FuseStep{false, U.Index};
+    std::vector<FuseStep> Steps;
+    for (unsigned I : Order) {
+      const FuseStep &Step = StepOf.at(I);
+      if (Steps.empty() || Steps.back().IsGroup != Step.IsGroup ||
+          Steps.back().Index != Step.Index)
+        Steps.push_back(Step);
+    }
+    return Steps;
+  }
+
+  /// PolyMage groups stages over their DAG, not one order of it: a stage
+  /// left alone joins the group that produces what it reads, at its end
+  /// (pyramid's blendLaplacian, launched after every up level), or the
+  /// group that reads what it produces, at its start, where it depends on
+  /// no stage placed in between, nor any stage in between on it
+  /// (StageGraph's edges of any kind); then moving it there changes nothing
+  /// another launch sees. \p Order, which keeps every group's stages
+  /// consecutive, follows each move, so that later moves see where the
+  /// earlier ones put the stages. With a cost, only where the joined group
+  /// costs no more than the two apart.
+  void moveIntoGroups(FusePlan &P, std::vector<unsigned> &Order) {
+    for (auto It = P.Unfused.begin(); It != P.Unfused.end();) {
+      if (join(P, It->Index, Order, /*AtEnd=*/true) ||
+          join(P, It->Index, Order, /*AtEnd=*/false))
+        It = P.Unfused.erase(It);
       else
         ++It;
     }
   }
 
-  /// Where group \p G sits in the block: its last stage launched in place.
-  static unsigned anchorOf(const FuseGroup &G) {
-    unsigned Anchor = 0;
-    for (const FuseStage &S : G.Stages)
-      if (!S.Hoisted)
-        Anchor = std::max(Anchor, S.Index);
-    return Anchor;
-  }
-
-  bool hoist(unsigned U) {
-    std::string Why;
-    std::optional<FuseStage> S = stage(U, Why);
-    if (!S)
+  /// Moves stage \p U into the group that produces what it reads (\p AtEnd)
+  /// or that reads what it produces, if that is legal and no dearer.
+  bool join(FusePlan &P, unsigned U, std::vector<unsigned> &Order, bool AtEnd) {
+    if (!Fusable[U])
       return false;
-    // The group of the latest stage U reads from, launched before U.
+    std::vector<unsigned> Position(Order.size());
+    for (unsigned I = 0; I != Order.size(); ++I)
+      Position[Order[I]] = I;
+    auto Span = [&](const FuseGroup &G) {
+      unsigned First = UINT_MAX, Last = 0;
+      for (const FuseStage &S : G.Stages) {
+        First = std::min(First, Position[S.Index]);
+        Last = std::max(Last, Position[S.Index]);
+      }
+      return std::make_pair(First, Last);
+    };
+    // The nearest group on the chosen side with a flow edge to (from) U.
     FuseGroup *Target = nullptr;
-    unsigned Latest = 0;
-    for (FuseGroup &G : Plan.Groups)
-      for (const FuseStage &P : G.Stages)
-        for (const StageGraph::Edge &E : Graph.Edges)
-          if (E.To == U && E.From == P.Index &&
-              E.Kind == StageGraph::Order::Flow && P.Index >= Latest &&
-              anchorOf(G) < U) {
-            Latest = P.Index;
+    unsigned Nearest = 0;
+    for (FuseGroup &G : P.Groups) {
+      auto [First, Last] = Span(G);
+      if (AtEnd ? Last > Position[U] : First < Position[U])
+        continue;
+      for (const FuseStage &S : G.Stages)
+        for (const StageGraph::Edge &E : Graph.Edges) {
+          bool Flows = E.Kind == StageGraph::Order::Flow &&
+                       (AtEnd ? E.From == S.Index && E.To == U
+                              : E.From == U && E.To == S.Index);
+          unsigned Distance = AtEnd ? Position[U] - Position[S.Index]
+                                    : Position[S.Index] - Position[U];
+          if (Flows && (!Target || Distance < Nearest)) {
             Target = &G;
+            Nearest = Distance;
           }
+        }
+    }
     if (!Target)
       return false;
-    auto InTarget = [&](unsigned I) {
-      return llvm::any_of(Target->Stages,
-                          [&](const FuseStage &T) { return T.Index == I; });
-    };
-    unsigned Anchor = anchorOf(*Target);
-    for (const StageGraph::Edge &E : Graph.Edges)
-      if (E.To == U && E.From > Anchor && !InTarget(E.From))
-        return false; // It depends on a launch between.
+    auto [First, Last] = Span(*Target);
+    // Nothing placed between may be ordered with U.
+    for (const StageGraph::Edge &E : Graph.Edges) {
+      unsigned Other = E.To == U ? E.From : E.From == U ? E.To : U;
+      if (Other == U)
+        continue;
+      unsigned At = Position[Other];
+      if (AtEnd ? At > Last && At < Position[U]
+                : At < First && At > Position[U])
+        return false;
+    }
     std::vector<FuseStage> Trial = Target->Stages;
-    S->Hoisted = true;
-    Trial.push_back(*S);
+    if (AtEnd)
+      Trial.push_back(*Fusable[U]);
+    else
+      Trial.insert(Trial.begin(), *Fusable[U]);
+    std::string Why;
     std::optional<FuseGroup> Joined = group(Trial, Why);
     if (!Joined)
       return false;
     if (GroupCost) {
-      std::optional<FuseGroup> Alone = group({*S}, Why);
       std::optional<double> Both = GroupCost(*Joined),
-                            Apart = GroupCost(*Target),
-                            Single = Alone ? GroupCost(*Alone) : std::nullopt;
-      if (!Both || (Apart && Single && *Both > *Apart + *Single))
+                            Apart = GroupCost(*Target);
+      if (!Both || (Apart && *Both > *Apart + singleCost(U)))
         return false;
     }
     *Target = std::move(*Joined);
+    Order.erase(Order.begin() + Position[U]);
+    // Positions past U's old place moved back by one.
+    unsigned Where = AtEnd ? Last + 1 : First - 1;
+    Order.insert(Order.begin() + Where, U);
     return true;
-  }
-
-  /// DP-Fusion (PolyMage-GPU section 6) over a run of stages that can all
-  /// be fused: the partition into consecutive groups of least summed cost.
-  /// A stage alone stays its launch.
-  void partition(const std::vector<FuseStage> &Run, FuseGroup Whole) {
-    std::map<std::pair<unsigned, unsigned>, FuseGroup> Groups;
-    std::vector<FusionSegment> Segments =
-        dpFusion(unsigned(Run.size()),
-                 [&](unsigned Begin, unsigned End) -> std::optional<double> {
-                   std::string Unused;
-                   std::optional<FuseGroup> G =
-                       End - Begin == Run.size()
-                           ? std::optional<FuseGroup>(Whole)
-                           : group(std::vector<FuseStage>(Run.begin() + Begin,
-                                                          Run.begin() + End),
-                                   Unused);
-                   if (!G)
-                     return std::nullopt;
-                   std::optional<double> Cost = GroupCost(*G);
-                   if (Cost)
-                     Groups.emplace(std::make_pair(Begin, End), std::move(*G));
-                   return Cost;
-                 });
-    for (const FusionSegment &Seg : Segments) {
-      if (Seg.End - Seg.Begin == 1) {
-        Plan.Unfused.push_back(
-            {Run[Seg.Begin].Index,
-             "the cost model finds it cheaper as a kernel of its own than "
-             "fused with its neighbours"});
-        continue;
-      }
-      Plan.Groups.push_back(std::move(Groups.at({Seg.Begin, Seg.End})));
-    }
   }
 
   /// Stage \p I as the fused kernel would compute it, or why it cannot be.
@@ -495,19 +620,89 @@ private:
     return configText(S, 1, Ctx) + ";" + configText(S, 3, Ctx);
   }
 
-  /// The host texts of a stride's names, sorted; nullopt if one is not a
-  /// parameter.
+  /// The host texts of a stride's names, sorted; nullopt if one is neither
+  /// a parameter nor a local constant computed from parameters (camera's
+  /// `const int W2 = W / 2;`), whose text is then its value over the host
+  /// arguments and \p Derived is set.
   static std::optional<std::vector<std::string>>
-  hostStride(const FuseStage &S, const std::vector<const ValueDecl *> &Names) {
+  hostStride(const FuseStage &S, const std::vector<const ValueDecl *> &Names,
+             bool *Derived = nullptr) {
     std::vector<std::string> Texts;
     for (const ValueDecl *N : Names) {
-      const auto *P = dyn_cast_or_null<ParmVarDecl>(N);
-      if (!P || P->getFunctionScopeIndex() >= S.ArgText.size())
+      if (const auto *P = dyn_cast_or_null<ParmVarDecl>(N)) {
+        if (P->getFunctionScopeIndex() >= S.ArgText.size())
+          return std::nullopt;
+        Texts.push_back(S.ArgText[P->getFunctionScopeIndex()]);
+        continue;
+      }
+      std::optional<std::string> Value = localValue(S, N, 0);
+      if (!Value || !Derived)
         return std::nullopt;
-      Texts.push_back(S.ArgText[P->getFunctionScopeIndex()]);
+      *Derived = true;
+      Texts.push_back(*Value);
     }
     llvm::sort(Texts);
     return Texts;
+  }
+
+  /// A local `const` integer of \p S initialized from parameters, integer
+  /// constants and other such locals with + - * / % and shifts, as C++ over
+  /// the host arguments ("(W) / 2"); nullopt otherwise.
+  static std::optional<std::string>
+  localValue(const FuseStage &S, const ValueDecl *N, unsigned Depth) {
+    const auto *V = dyn_cast_or_null<VarDecl>(N);
+    if (!V || Depth > 4 || !V->isLocalVarDecl() ||
+        !V->getType().isConstQualified() || !V->getType()->isIntegerType() ||
+        !V->getInit())
+      return std::nullopt;
+    return valueText(S, V->getInit(), Depth + 1);
+  }
+
+  static std::optional<std::string> valueText(const FuseStage &S, const Expr *E,
+                                              unsigned Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *L = dyn_cast<IntegerLiteral>(E))
+      return std::to_string(L->getValue().getSExtValue());
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
+        if (P->getFunctionScopeIndex() >= S.ArgText.size() ||
+            !P->getType()->isIntegerType())
+          return std::nullopt;
+        const std::string &Arg = S.ArgText[P->getFunctionScopeIndex()];
+        return isValidAsciiIdentifier(Arg) ? Arg : "(" + Arg + ")";
+      }
+      return localValue(S, Ref->getDecl(), Depth);
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      switch (BO->getOpcode()) {
+      case BO_Add:
+      case BO_Sub:
+      case BO_Mul:
+      case BO_Div:
+      case BO_Rem:
+      case BO_Shl:
+      case BO_Shr:
+        break;
+      default:
+        return std::nullopt;
+      }
+      std::optional<std::string> L = valueText(S, BO->getLHS(), Depth),
+                                 R = valueText(S, BO->getRHS(), Depth);
+      if (!L || !R)
+        return std::nullopt;
+      return "(" + *L + " " + BO->getOpcodeStr().str() + " " + *R + ")";
+    }
+    return std::nullopt;
+  }
+
+  /// `a`, `(a) * (b)`: a stride's product as C++.
+  static std::string strideProduct(const std::vector<std::string> &Texts) {
+    if (Texts.size() == 1)
+      return Texts.front();
+    std::vector<std::string> Factors;
+    for (const std::string &T : Texts)
+      Factors.push_back("(" + T + ")");
+    return llvm::join(Factors, " * ");
   }
 
   /// The parameters of \p S the host argument \p Arg is passed to.
@@ -577,13 +772,27 @@ private:
     for (const StageRead &R : Consumer.Access.Reads) {
       if (!llvm::is_contained(In, R.Buffer))
         continue;
-      if (R.Coordinates.size() != Store->Coordinates.size() ||
-          hostStride(Consumer, R.RowStride) != StoreRow ||
-          hostStride(Consumer, R.PlaneStride) != StorePlane) {
+      // A stride the consumer computes from its parameters names the
+      // same rows where its value equals the producer's, which the
+      // launcher checks.
+      bool Derived = false;
+      auto Row = hostStride(Consumer, R.RowStride, &Derived);
+      auto Plane = hostStride(Consumer, R.PlaneStride, &Derived);
+      bool Same = Row == StoreRow && Plane == StorePlane;
+      if (R.Coordinates.size() != Store->Coordinates.size() || !Row || !Plane ||
+          (!Same && (!Derived || Row->empty() != StoreRow->empty() ||
+                     Plane->empty() != StorePlane->empty()))) {
         Why = "'" + R.Buffer->getNameAsString() +
               "' is read with another "
               "layout than its producer writes";
         return false;
+      }
+      if (!Same) {
+        Relations.push_back(strideProduct(*Row) +
+                            " == " + strideProduct(*StoreRow));
+        if (!Plane->empty())
+          Relations.push_back(strideProduct(*Plane) +
+                              " == " + strideProduct(*StorePlane));
       }
       for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
         const CoordinateRead &C = R.Coordinates[D];
@@ -1116,7 +1325,11 @@ private:
   const StageGraph &Graph;
   ASTContext &Ctx;
   GroupCostFn GroupCost;
-  FusePlan Plan;
+  /// Per stage: as the fused kernel computes it, or why it cannot be fused.
+  std::vector<std::optional<FuseStage>> Fusable;
+  std::vector<std::string> Whys;
+  std::map<unsigned, double> SingleCosts;
+  std::vector<std::vector<unsigned>> Tried;
 };
 
 } // namespace
@@ -1190,6 +1403,63 @@ std::string describeExtentCheck(const ExtentCheck &C) {
                               std::to_string(std::abs(B.Constant));
   return "extent" + (C.Grid ? std::to_string(C.Grid) : std::string()) + "." +
          AxisName[C.Axis] + " >= " + Bound;
+}
+
+namespace {
+
+/// Per stage, the stages its edges (of any kind) lead to.
+std::vector<std::vector<unsigned>> successors(const StageGraph &Graph) {
+  std::vector<std::vector<unsigned>> Next(Graph.Stages.size());
+  for (const StageGraph::Edge &E : Graph.Edges)
+    Next[E.From].push_back(E.To);
+  return Next;
+}
+
+} // namespace
+
+std::vector<unsigned> levelOrder(const StageGraph &Graph) {
+  std::vector<std::vector<unsigned>> Next = successors(Graph);
+  std::vector<unsigned> Height(Next.size(), 0);
+  for (unsigned I = unsigned(Next.size()); I-- != 0;)
+    for (unsigned To : Next[I])
+      Height[I] = std::max(Height[I], Height[To] + 1);
+  std::vector<unsigned> Order(Next.size());
+  std::iota(Order.begin(), Order.end(), 0u);
+  llvm::stable_sort(
+      Order, [&](unsigned A, unsigned B) { return Height[A] > Height[B]; });
+  return Order;
+}
+
+std::vector<unsigned> consumersNextOrder(const StageGraph &Graph) {
+  unsigned N = unsigned(Graph.Stages.size());
+  std::vector<unsigned> Waiting(N, 0), Placed(N, 0);
+  for (const StageGraph::Edge &E : Graph.Edges)
+    ++Waiting[E.To];
+  std::vector<std::vector<unsigned>> Next = successors(Graph);
+  std::vector<unsigned> Order;
+  std::vector<bool> Done(N, false);
+  while (Order.size() != N) {
+    std::optional<unsigned> Pick;
+    int PickProducer = -1;
+    for (unsigned I = 0; I != N; ++I) {
+      if (Done[I] || Waiting[I] != 0)
+        continue;
+      int Latest = -1; // Where its latest producer placed went.
+      for (const StageGraph::Edge &E : Graph.Edges)
+        if (E.To == I && E.Kind == StageGraph::Order::Flow)
+          Latest = std::max(Latest, int(Placed[E.From]));
+      if (!Pick || Latest > PickProducer) {
+        Pick = I;
+        PickProducer = Latest;
+      }
+    }
+    Placed[*Pick] = unsigned(Order.size());
+    Done[*Pick] = true;
+    Order.push_back(*Pick);
+    for (unsigned To : Next[*Pick])
+      --Waiting[To];
+  }
+  return Order;
 }
 
 FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx, std::string &Why,

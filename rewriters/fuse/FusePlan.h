@@ -90,11 +90,6 @@ struct FuseStage {
   /// loop or __syncwarp, for some recomputation): see inlinePointwise() in
   /// FusePlan.cpp for which stages.
   bool Inlined = false;
-  /// Launched later in the block than the group's other stages, which it
-  /// follows in the group: the fused launch (and its fallback) runs it
-  /// early, where the block's launches in between neither produce anything
-  /// it uses nor use anything it changes (see hoistIntoGroups()).
-  bool Hoisted = false;
 };
 
 /// A buffer written by a group's stage.
@@ -166,22 +161,53 @@ struct UnfusedStage {
   std::string Why;
 };
 
-struct FusePlan {
-  /// In launch order; a group of one stage is never formed.
-  std::vector<FuseGroup> Groups;
-  std::vector<UnfusedStage> Unfused;
+/// One launch of the rewritten block: group Index of FusePlan::Groups, or
+/// the stage graph's stage Index launched as written.
+struct FuseStep {
+  bool IsGroup = false;
+  unsigned Index = 0;
 };
+
+struct FusePlan {
+  /// Each of two stages or more, its stages in the order they run; a group
+  /// of one stage is never formed.
+  std::vector<FuseGroup> Groups;
+  /// By stage index.
+  std::vector<UnfusedStage> Unfused;
+  /// The groups and the unfused stages in the order the block runs them:
+  /// an order of the stage graph's stages that keeps every edge (not
+  /// always the launch order), so that one group can take stages whose
+  /// launches other launches separate.
+  std::vector<FuseStep> Schedule;
+};
+
+/// The stages of \p Graph, each as late as the stages after it allow (by
+/// its longest path of edges of any kind to the last stages; launch order
+/// among equals): an image pipeline's levels one after another, so that one
+/// group can take a whole level (camera's twelve demosaic planes, then their
+/// six interleavings) before the stages that read it. Keeps every edge.
+std::vector<unsigned> levelOrder(const StageGraph &Graph);
+
+/// The stages of \p Graph, each as soon after what it reads as the edges
+/// allow: next, of the stages whose edges all come from stages placed, the
+/// one whose latest producer was placed last (launch order among equals).
+/// Chains of levels (a pyramid level's up pair and blend) come out
+/// consecutive. Keeps every edge.
+std::vector<unsigned> consumersNextOrder(const StageGraph &Graph);
 
 /// The cost of running \p G as one kernel, or none where it cannot run.
 using GroupCostFn = std::function<std::optional<double>(const FuseGroup &G)>;
 
-/// Groups the stages of \p Graph: runs of consecutive stages that can be
-/// fused, each split by DP-Fusion into the groups of least summed
-/// \p GroupCost where one is given (a stage alone stays its launch), else
-/// kept whole; then a stage left alone may join, at its end, the group that
-/// produces what it reads, where nothing launched in between orders them
-/// (FuseStage::Hoisted) and, with a cost, that costs no more. \p Why receives a
-/// reason when the block cannot be rewritten at all.
+/// Groups the stages of \p Graph by DP-Fusion over an order of them that
+/// keeps every edge of the graph: the partition into consecutive groups of
+/// least summed \p GroupCost (a stage alone stays its launch), over the
+/// launch order and two others (levels one after another; consumers right
+/// after their producers), the cheapest plan winning; then a stage left
+/// alone may join, at its end, the group that produces what it reads, or,
+/// at its start, the group that reads what it produces, where nothing
+/// placed in between is ordered with it and it costs no more. Without a cost,
+/// the launch order's fewest kernels. \p Why receives a reason when the block
+/// cannot be rewritten at all.
 FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
                     std::string &Why, GroupCostFn GroupCost = nullptr);
 

@@ -223,6 +223,149 @@ TEST(FusePlan, OtherLayoutsAndLaunchesStartNewGroups) {
       << Why[2];
 }
 
+// Kernels for the tests of orders and moves: a gather (data-dependent, never
+// fused), a point-wise sum of two buffers, and a stage reading a half-width
+// plane through a row stride it computes itself.
+const char *OrderKernels = R"cu(
+__global__ void gather(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[int(in[y * W + x])];
+}
+__global__ void combine(const float *a, const float *b, float *out, int W,
+                        int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = a[y * W + x] - b[y * W + x];
+}
+__global__ void split(const float *in, float *a, float *b, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  a[y * W + x] = in[clampTo(y - 1, 0, H - 1) * W + x];
+  b[y * W + x] = in[clampTo(y + 1, 0, H - 1) * W + x];
+}
+__global__ void widen(const float *half, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  const int W2 = W / 2;
+  out[y * W + x] = half[y * W2 + x / 2];
+}
+)cu";
+
+/// The stage graph of \p Launches' block, for the order functions.
+struct Graphed {
+  std::unique_ptr<ASTUnit> AST;
+  StageGraph Graph;
+};
+
+Graphed graphOf(const std::string &Launches) {
+  Graphed G;
+  G.AST = parseCuda(std::string(Kernels) + OrderKernels + Prologue + "  {\n" +
+                    Launches + "  }\n}\n");
+  if (!G.AST)
+    return G;
+  const FunctionDecl *F = findFunction(*G.AST, "run");
+  for (const Stmt *S : cast<CompoundStmt>(F->getBody())->body())
+    if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+      G.Graph = buildStageGraph(*Block, *F, G.AST->getASTContext());
+      break;
+    }
+  return G;
+}
+
+// Two chains that meet: 0 -> 2 -> 3 and 1 -> 3. By levels, both first
+// stages come first; consumers next puts 2 right after 0.
+TEST(FusePlan, OrdersKeepEveryEdge) {
+  Graphed G = graphOf(R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    blurY<<<g, b>>>(in, u, W, H);
+    blurY<<<g, b>>>(t, live, W, H);
+    combine<<<g, b>>>(u, live, out, W, H);
+)cu");
+  ASSERT_TRUE(G.AST);
+  ASSERT_EQ(G.Graph.Stages.size(), 4u);
+  EXPECT_EQ(levelOrder(G.Graph), (std::vector<unsigned>{0, 1, 2, 3}));
+  EXPECT_EQ(consumersNextOrder(G.Graph), (std::vector<unsigned>{0, 2, 1, 3}));
+  // An anti edge (1 overwrites what 0 reads) keeps 1 after 0 in both.
+  Graphed Anti = graphOf(R"cu(
+    blurY<<<g, b>>>(t, out, W, H);
+    blurY<<<g, b>>>(in, t, W, H);
+)cu");
+  ASSERT_TRUE(Anti.AST);
+  EXPECT_EQ(levelOrder(Anti.Graph), (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(consumersNextOrder(Anti.Graph), (std::vector<unsigned>{0, 1}));
+}
+
+// A stage left alone joins, at its start, the group that reads what it
+// writes, across a launch it is not ordered with; the schedule runs that
+// launch first.
+TEST(FusePlan, AStageJoinsTheGroupThatReadsItAcrossAnUnrelatedLaunch) {
+  const char *Launches = R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    gather<<<g, b>>>(in, u, W, H);
+    blurY<<<g, b>>>(t, live, W, H);
+    combine<<<g, b>>>(live, u, out, W, H);
+)cu";
+  Planned P = planBlock(Launches, OrderKernels);
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  std::vector<unsigned> Stages;
+  for (const FuseStage &S : P.Plan.Groups[0].Stages)
+    Stages.push_back(S.Index);
+  EXPECT_EQ(Stages, (std::vector<unsigned>{0, 2, 3}));
+  ASSERT_EQ(P.Plan.Schedule.size(), 2u);
+  EXPECT_FALSE(P.Plan.Schedule[0].IsGroup);
+  EXPECT_EQ(P.Plan.Schedule[0].Index, 1u);
+  EXPECT_TRUE(P.Plan.Schedule[1].IsGroup);
+  // Where 'gather' reads 't' it must run after the first blur: the blur
+  // stays alone.
+  Planned Ordered = planBlock(R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    gather<<<g, b>>>(t, u, W, H);
+    blurY<<<g, b>>>(t, live, W, H);
+    combine<<<g, b>>>(live, u, out, W, H);
+)cu",
+                              OrderKernels);
+  ASSERT_EQ(Ordered.Plan.Groups.size(), 1u) << Ordered.Why;
+  EXPECT_EQ(Ordered.Plan.Groups[0].Stages.size(), 2u);
+}
+
+// A row stride the consumer computes from its parameters (W / 2) names the
+// producer's rows where it equals the producer's stride: the launcher
+// checks that. Two different parameters are still another layout.
+TEST(FusePlan, AComputedRowStrideIsCheckedAtRunTime) {
+  Planned P = planBlock(R"cu(
+    blurY<<<g, b>>>(in, t, P, H);
+    widen<<<g, b>>>(t, out, W, H);
+)cu",
+                        OrderKernels);
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  EXPECT_TRUE(
+      llvm::is_contained(P.Plan.Groups[0].RelationChecks, "(W / 2) == P"));
+}
+
+// A stage with two outputs on chip has a tile of each: the cost model
+// counts the bytes of both per point.
+TEST(FusePlan, EveryOutputOnChipCountsInTheCostModelsTiles) {
+  Planned P = planBlock(R"cu(
+    split<<<g, b>>>(in, t, u, W, H);
+    blurY<<<g, b>>>(t, live, W, H);
+    combine<<<g, b>>>(live, u, out, W, H);
+)cu",
+                        OrderKernels);
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  std::vector<CostStage> Cost =
+      costStagesOf(P.Plan.Groups[0], P.AST->getASTContext());
+  EXPECT_EQ(Cost[0].TileElementBytes, 8u);
+}
+
 TEST(FusePlan, StagesOfAnotherGridKeepTheirOwnExtentChecks) {
   // The grids differ, but both stages guard x < W and y < H: the launcher
   // checks each launch's extent against its own stage's guards.
@@ -427,6 +570,10 @@ TEST(FusePlan, ScaledReadsComposeScalesAndRegions) {
   EXPECT_EQ(G.RelationChecks,
             (std::vector<std::string>{"2 * ((H) - 1) <= (P) - 1"}));
   EXPECT_TRUE(G.CoverageChecks.empty()); // t is not stored.
+  // Read at a scaled coordinate, t's tile cannot go to registers: the cost
+  // model counts all of it as shared memory, as the kernel allocates it.
+  std::vector<CostStage> Cost = costStagesOf(G, P.AST->getASTContext());
+  EXPECT_FALSE(Cost[0].HybridEligible);
 }
 
 TEST(FusePlan, UnclampedScaledReadsAreCheckedAgainstTheProducersGuard) {
@@ -444,6 +591,8 @@ TEST(FusePlan, UnclampedScaledReadsAreCheckedAgainstTheProducersGuard) {
   EXPECT_EQ(regionExtent(Coarse, 1, 8), 5);
   EXPECT_EQ(regionExtent(Coarse, 1, 1), -1); // Half a row is no row.
   EXPECT_EQ(scaledOrigin(Coarse, 1, "y0"), "y0 / 2");
+  // At another scale than the warp's tile: shared memory only.
+  EXPECT_FALSE(costStagesOf(G, P.AST->getASTContext())[0].HybridEligible);
   EXPECT_EQ(G.RelationChecks,
             (std::vector<std::string>{"(((H) - 1) + 1) / 2 < (P)",
                                       "((H) - 1) / 2 + 1 < (P)"}));

@@ -4,7 +4,9 @@
 // between, so it joins smooth's group at its end: the fused launch, and its
 // fallback, run it early, and its launch line moves into the block. In the
 // second block 'combine' also reads what the launch between writes, so it
-// stays where it is.
+// stays where it is. In the third, the first 'smooth' moves the other way:
+// it joins, at its start, the group that reads it, after the gather it is not
+// ordered with.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile %t.cu -o %t.o
@@ -74,6 +76,24 @@ void dependent(const float *in, const float *other, const int *from, float *g,
   cudaFree(t);
 }
 
+void sunk(const float *in, const float *other, const int *from, float *g,
+          float *out, int W, int H) {
+  dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  float *s, *t;
+  cudaMalloc(&s, sizeof(float) * W * H);
+  cudaMalloc(&t, sizeof(float) * W * H);
+#pragma cuda_rewrite fuse tile(1, 8)
+  {
+    // REMARK-DAG: hoisted.cu:[[@LINE+1]]:5: remark: rewritten: 3 stages (smooth, smooth, combine) run as fused_smooth_to_combine_[[#]]::kernel: {{.*}} on chip: 's', 't'; {{.*}} [fuse]
+    smooth<<<grid, block>>>(in, s, W, H);
+    gather<<<grid, block>>>(other, from, g, W, H);
+    smooth<<<grid, block>>>(s, t, W, H);
+    combine<<<grid, block>>>(t, g, out, W, H);
+  }
+  cudaFree(s);
+  cudaFree(t);
+}
+
 // The hoisted launch runs in the fallback after the group's others; its
 // line after gather's goes.
 // CHECK:      if (!fused_smooth_to_combine::launch(grid, block, 0, in, s, W, H, out, c)) {
@@ -86,3 +106,15 @@ void dependent(const float *in, const float *other, const int *from, float *g,
 // CHECK:      void dependent(
 // CHECK:        gather<<<grid, block>>>(other, from, g, W, H);
 // CHECK-NEXT:   combine<<<grid, block>>>(t, g, out, W, H);
+// The moved launch runs in the fallback before the group's others; the
+// group takes the place of its last launch, after the gather.
+// CHECK:      void sunk(
+// CHECK:      cudaMalloc(&t, sizeof(float) * W * H);
+// CHECK-NEXT: {
+// CHECK-NEXT:   gather<<<grid, block>>>(other, from, g, W, H);
+// CHECK-NEXT:   if (!fused_smooth_to_combine_{{[0-9]+}}::launch(
+// CHECK:          smooth<<<grid, block>>>(in, s, W, H);
+// CHECK-NEXT:     smooth<<<grid, block>>>(s, t, W, H);
+// CHECK-NEXT:     combine<<<grid, block>>>(t, g, out, W, H);
+// CHECK-NEXT:   }
+// CHECK-NEXT: }

@@ -6,8 +6,9 @@
 // its rows, back at y0 + [-1, 10). The launches have different grids: the
 // launcher checks each grid against its stage's guards, the relations
 // between the levels' sizes that the clamps rely on, and that the fused
-// grid reaches every row of 'half', which downY stores. The second block
-// reads one buffer at two scales, which is refused.
+// grid reaches every row of 'half', which downY stores. In the second block
+// 'mix' reads 'dx' at two scales, directly and through downY: the three
+// cannot form a group, and DP-Fusion keeps downY with its reader.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile %t.cu -o %t.o
@@ -79,10 +80,10 @@ void twoScales(const float *in, float *out, int W, int H) {
   cudaMalloc(&h, sizeof(float) * W1 * H1);
 #pragma cuda_rewrite fuse tile(1, 8)
   {
-    // REMARK-DAG: scaled.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (downX, downY) run as fused_downX_to_downY::kernel: {{.*}} [fuse]
+    // REMARK-DAG: scaled.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'downX' stays a launch of its own: the stages after it cannot join it: 'b' is read at two scales [fuse]
     downX<<<gridOf(block, W1, H), block>>>(in, dx, W, W1, H);
+    // REMARK-DAG: scaled.cu:[[@LINE+1]]:5: remark: rewritten: 2 stages (downY, mix) run as fused_downY_to_mix::kernel: {{.*}} inlined where read: 'h'; {{.*}} [fuse]
     downY<<<gridOf(block, W1, H1), block>>>(dx, h, W1, H, H1);
-    // REMARK-DAG: scaled.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'mix' stays a launch of its own: it cannot join the stages before it: 'b' is read at two scales [fuse]
     mix<<<gridOf(block, W1, H1), block>>>(h, dx, out, W1, H1);
   }
   cudaFree(dx);
