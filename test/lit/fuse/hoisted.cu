@@ -1,12 +1,11 @@
-// Stages launched out of order (FusePlan.cpp, hoistIntoGroups): 'combine'
-// reads what 'smooth' writes but is launched after an unrelated stage, so
-// the runs of consecutive launches leave it alone. It depends on no launch
-// between, so it joins smooth's group at its end: the fused launch, and its
-// fallback, run it early, and its launch line moves into the block. In the
-// second block 'combine' also reads what the launch between writes, so it
-// stays where it is. In the third, the first 'smooth' moves the other way:
-// it joins, at its start, the group that reads it, after the gather it is not
-// ordered with.
+// Stages launched out of order (FusePlan.cpp, moveIntoGroups): 'combine'
+// reads what 'smooth' writes but is launched after an unrelated stage. It
+// depends on no launch between, so it joins smooth's group at its end: the
+// fused launch, and its fallback, run it early, and its launch line moves
+// into the block. In reordered()'s first block 'combine' also reads what
+// the launch between writes, so it stays where it is; in its second, the
+// first 'smooth' moves the other way: it joins, at its start, the group
+// that reads it, after the gather it is not ordered with.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile %t.cu -o %t.o
@@ -58,12 +57,17 @@ void run(const float *in, const float *other, const int *from, float *g,
   cudaFree(s);
 }
 
-void dependent(const float *in, const float *other, const int *from, float *g,
-               float *out, int W, int H) {
+// Two blocks of the same launches in other orders. In the first 'combine'
+// reads what the gather writes, so it cannot join the group before it; in
+// the second the first 'smooth' joins the group after the gather.
+void reordered(const float *in, const float *other, const int *from,
+               float *g, float *out, int W, int H) {
   dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
-  float *s, *t;
+  float *s, *t, *u, *v;
   cudaMalloc(&s, sizeof(float) * W * H);
   cudaMalloc(&t, sizeof(float) * W * H);
+  cudaMalloc(&u, sizeof(float) * W * H);
+  cudaMalloc(&v, sizeof(float) * W * H);
 #pragma cuda_rewrite fuse tile(1, 8)
   {
     smooth<<<grid, block>>>(in, s, W, H);
@@ -72,26 +76,18 @@ void dependent(const float *in, const float *other, const int *from, float *g,
     // REMARK-DAG: hoisted.cu:[[@LINE+1]]:5: remark: not rewritten: stage 'combine' stays a launch of its own: no neighbouring stage to fuse it with [fuse]
     combine<<<grid, block>>>(t, g, out, W, H);
   }
-  cudaFree(s);
-  cudaFree(t);
-}
-
-void sunk(const float *in, const float *other, const int *from, float *g,
-          float *out, int W, int H) {
-  dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
-  float *s, *t;
-  cudaMalloc(&s, sizeof(float) * W * H);
-  cudaMalloc(&t, sizeof(float) * W * H);
 #pragma cuda_rewrite fuse tile(1, 8)
   {
-    // REMARK-DAG: hoisted.cu:[[@LINE+1]]:5: remark: rewritten: 3 stages (smooth, smooth, combine) run as fused_smooth_to_combine_[[#]]::kernel: {{.*}} on chip: 's', 't'; {{.*}} [fuse]
-    smooth<<<grid, block>>>(in, s, W, H);
+    // REMARK-DAG: hoisted.cu:[[@LINE+1]]:5: remark: rewritten: 3 stages (smooth, smooth, combine) run as fused_smooth_to_combine_[[#]]::kernel: {{.*}} on chip: 'u', 'v'; {{.*}} [fuse]
+    smooth<<<grid, block>>>(in, u, W, H);
     gather<<<grid, block>>>(other, from, g, W, H);
-    smooth<<<grid, block>>>(s, t, W, H);
-    combine<<<grid, block>>>(t, g, out, W, H);
+    smooth<<<grid, block>>>(u, v, W, H);
+    combine<<<grid, block>>>(v, g, out, W, H);
   }
   cudaFree(s);
   cudaFree(t);
+  cudaFree(u);
+  cudaFree(v);
 }
 
 // The hoisted launch runs in the fallback after the group's others; its
@@ -103,18 +99,16 @@ void sunk(const float *in, const float *other, const int *from, float *g,
 // CHECK-NEXT: }
 // CHECK-NEXT: gather<<<grid, block>>>(other, from, g, W, H);
 // CHECK-NEXT: }
-// CHECK:      void dependent(
+// CHECK:      void reordered(
 // CHECK:        gather<<<grid, block>>>(other, from, g, W, H);
 // CHECK-NEXT:   combine<<<grid, block>>>(t, g, out, W, H);
 // The moved launch runs in the fallback before the group's others; the
 // group takes the place of its last launch, after the gather.
-// CHECK:      void sunk(
-// CHECK:      cudaMalloc(&t, sizeof(float) * W * H);
-// CHECK-NEXT: {
+// CHECK:      {
 // CHECK-NEXT:   gather<<<grid, block>>>(other, from, g, W, H);
 // CHECK-NEXT:   if (!fused_smooth_to_combine_{{[0-9]+}}::launch(
-// CHECK:          smooth<<<grid, block>>>(in, s, W, H);
-// CHECK-NEXT:     smooth<<<grid, block>>>(s, t, W, H);
-// CHECK-NEXT:     combine<<<grid, block>>>(t, g, out, W, H);
+// CHECK:          smooth<<<grid, block>>>(in, u, W, H);
+// CHECK-NEXT:     smooth<<<grid, block>>>(u, v, W, H);
+// CHECK-NEXT:     combine<<<grid, block>>>(v, g, out, W, H);
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
