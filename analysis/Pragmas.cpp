@@ -25,12 +25,14 @@ namespace {
 
 /// How a clause's parenthesised arguments are checked.
 enum class ClauseArgs {
-  None,           ///< `overlap`: no parentheses.
-  OneOf,          ///< `granularity(block)`: one word from Choices.
-  PositiveInt,    ///< `p(4)`.
-  AutoOrIntPair,  ///< `tile(auto)`, `tile(1, 8)` or `tile(1, 8, 4)`.
-  AutoOrFraction, ///< `hybrid(auto)` or `hybrid(0.5)`, in [0, 1].
-  Text,           ///< `config(tune.json)` or `config("tune.json")`.
+  None,          ///< `overlap`: no parentheses.
+  OneOf,         ///< `granularity(block)`: one word from Choices.
+  PositiveInt,   ///< `p(4)`.
+  AutoOrIntPair, ///< `tile(auto)`, `tile(1, 8)` or `tile(1, 8, 4)`.
+  /// `hybrid(auto)` or `hybrid(0.5)`, in [0, 1], with an optional split
+  /// dimension: `hybrid(0.5, y)`.
+  AutoOrFraction,
+  Text, ///< `config(tune.json)` or `config("tune.json")`.
 };
 
 struct ClauseSpec {
@@ -290,11 +292,13 @@ void PragmaLineParser::checkArgs(const ClauseSpec &Spec,
     return;
   case ClauseArgs::AutoOrFraction: {
     double V;
-    if (!(Args.size() == 1 &&
+    if (!((Args.size() == 1 || Args.size() == 2) &&
           (Args[0] == "auto" ||
-           (!StringRef(Args[0]).getAsDouble(V) && V >= 0 && V <= 1))))
+           (!StringRef(Args[0]).getAsDouble(V) && V >= 0 && V <= 1)) &&
+          (Args.size() == 1 || Args[1] == "x" || Args[1] == "y")))
       error(Clause.Loc,
-            "clause '%0' takes 'auto' or a fraction between 0 and 1",
+            "clause '%0' takes 'auto' or a fraction between 0 and 1, and "
+            "optionally the split dimension 'x' or 'y'",
             {Clause.Name});
     return;
   }

@@ -55,8 +55,9 @@ PROBE_SOURCE = ROOT / "tool" / "probe" / "cuda-rewrite-probe.cu"
 REWRITTEN_VARIANTS = {"aggregate": ["warp", "block", "kernel"],
                       # scripts/promote-variants.sh
                       "promote": ["p", "pa2", "pa128", "po", "pao128"],
-                      # rewritten: shared-memory tiles; hybrid: hybrid(0.5)
-                      "fuse": ["rewritten", "hybrid"]}
+                      # rewritten: shared-memory tiles; hybrid:
+                      # hybrid(0.5), split along x; hybrid-y: along y
+                      "fuse": ["rewritten", "hybrid", "hybrid-y"]}
 DEFAULT_VARIANTS = ["rewritten"]
 BASELINE = "original"  # "speedup" is its time over a variant's.
 FLAT = "flat"          # "vs flat" is a variant's time over this one's.

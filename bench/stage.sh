@@ -13,8 +13,8 @@
 #   aggregate   warp, block, kernel  (--aggregate-granularity=<variant>)
 #   promote     p, pa2, pa128, po, pao128 (a copy of the sample whose pragma
 #               names the variant: scripts/promote-variants.sh)
-#   fuse        rewritten, hybrid    (hybrid: the sample's fuse pragmas
-#               with hybrid(0.5) added)
+#   fuse        rewritten, hybrid, hybrid-y (the sample's fuse pragmas with
+#               hybrid(0.5), split along x, or hybrid(0.5, y) added)
 #   other       rewritten            (the tool as it is)
 # it writes build-bench/rewritten/<variant>/<pass>/<name>.cu (float) or
 # <variant>/<pass>/<name>.<type>.cu (any other type, parsed with
@@ -69,7 +69,7 @@ variants_of() { # The variants of pass $1, in table order.
   case $1 in
   aggregate) echo warp block kernel ;;
   promote) echo "${PROMOTE_VARIANTS[@]}" ;;
-  fuse) echo rewritten hybrid ;;
+  fuse) echo rewritten hybrid hybrid-y ;;
   *) echo rewritten ;;
   esac
 }
@@ -166,10 +166,12 @@ for entry in "${configs[@]}"; do
     if [[ $pass == promote ]]; then
       input=$variant_dir/$(basename "$src")
       promote_variant_source "$variant" "$src" "$input"
-    elif [[ $pass == fuse && $variant == hybrid ]]; then
+    elif [[ $pass == fuse && $variant == hybrid* ]]; then
       # Half of each tile in registers, the cost model choosing the tile.
+      clause='hybrid(0.5)'
+      [[ $variant == hybrid-y ]] && clause='hybrid(0.5, y)'
       input=$variant_dir/$(basename "$src")
-      sed 's/^#pragma cuda_rewrite fuse$/#pragma cuda_rewrite fuse hybrid(0.5)/' \
+      sed "s/^#pragma cuda_rewrite fuse\$/#pragma cuda_rewrite fuse $clause/" \
         "$src" >"$input"
     fi
     argv=("$tool" "${flags[@]}" "${vflags[@]}" "$input" -o "$dst" -- \

@@ -5,6 +5,7 @@
 #include "rewriters/fuse/FuseCostInput.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cmath>
 
 namespace cuda_rewrite {
 
@@ -30,54 +31,81 @@ static std::string tileClause(const Candidate &C,
   return "";
 }
 
-/// hybrid(f): the grammar checked 0 <= f <= 1.
-static std::optional<double> registerFraction(const Candidate &C) {
+/// hybrid(f[, x|y]): the grammar checked 0 <= f <= 1 and the dimension.
+static void hybridClause(const Candidate &C, FuseClauses &Clauses) {
   const PragmaClause *Clause =
       C.Annotation ? C.Annotation->clause("hybrid") : nullptr;
-  double F = 0;
   if (!Clause)
-    return 0.0;
-  if (Clause->Args[0] == "auto" ||
-      llvm::StringRef(Clause->Args[0]).getAsDouble(F))
-    return std::nullopt;
-  return F;
+    return;
+  const std::vector<std::string> &Args = Clause->Args;
+  double F = 0;
+  if (Args[0] == "auto" || llvm::StringRef(Args[0]).getAsDouble(F))
+    Clauses.Fraction = std::nullopt;
+  else
+    Clauses.Fraction = F;
+  if (Args.size() > 1)
+    Clauses.SplitAxis = Args[1] == "y" ? 1u : 0u;
+  else if (!Clauses.Fraction)
+    Clauses.SplitAxis = std::nullopt;
 }
 
 FuseClauses parseFuseClauses(const Candidate &C) {
   FuseClauses Clauses;
   Clauses.Error = tileClause(C, Clauses.Tile);
-  Clauses.Fraction = registerFraction(C);
+  hybridClause(C, Clauses);
   return Clauses;
 }
 
+/// The register splits a block may use: hybrid(f[, x|y]) names one (the
+/// dimension x where left out); hybrid(auto[, x|y]) leaves the fraction
+/// (0, 0.5 or 1) and, without a dimension, the dimension open.
+static std::vector<std::pair<double, unsigned>>
+registerSplits(const FuseClauses &Clauses) {
+  std::vector<double> Fractions = {0, 0.5, 1};
+  if (Clauses.Fraction)
+    Fractions = {*Clauses.Fraction};
+  std::vector<std::pair<double, unsigned>> Splits;
+  for (double F : Fractions)
+    for (unsigned A : {0u, 1u})
+      if ((F == 0 && A == 0) || (F > 0 && A == Clauses.SplitAxis.value_or(A)))
+        Splits.push_back({F, A});
+  return Splits;
+}
+
 std::vector<CostConfig> fuseCandidates(const FuseClauses &Clauses) {
-  std::vector<CostConfig> Candidates;
-  const std::optional<double> &Fraction = Clauses.Fraction;
+  // The tiles: tile(..)'s, or those the calibration sweeps measured and
+  // that could win: blocks of 4 or 8 warps (2 never beat 4 beyond
+  // run-to-run noise, and lost by up to 46%:
+  // bench/experiments/data/fuse_sweep_warps_h100.txt) and tiles of at most
+  // 16 rows (32 never won, and the linear model does not see why:
+  // bench/RESULTS.md, 2026-11-21 20:10 entry).
+  std::vector<CostConfig> Tiles;
   if (const std::optional<FuseTile> &Tile = Clauses.Tile) {
-    // tile(..) fixes the tile; hybrid(auto) leaves the fraction open.
-    for (double F : Fraction ? std::vector<double>{*Fraction}
-                             : std::vector<double>{0, 0.5, 1}) {
-      CostConfig K;
-      K.ColumnsPerLane = Tile->ColumnsPerLane;
-      K.Rows = Tile->Rows;
-      K.Warps = Tile->Warps;
+    CostConfig K;
+    K.ColumnsPerLane = Tile->ColumnsPerLane;
+    K.Rows = Tile->Rows;
+    K.Warps = Tile->Warps;
+    Tiles.push_back(K);
+  } else {
+    for (const CostConfig &K : defaultCandidates(false))
+      if (K.Warps >= 4 && K.Rows <= 16)
+        Tiles.push_back(K);
+  }
+  std::vector<CostConfig> Candidates;
+  for (const CostConfig &Tile : Tiles)
+    for (auto [F, A] : registerSplits(Clauses)) {
+      CostConfig K = Tile;
       K.RegisterFraction = F;
-      if (F == 0 || K.registerChunks() > 0)
+      K.SplitAxis = A;
+      // The model's tiles keep whole chunks or rows in registers; the
+      // tile that tile(..) names rounds, but must keep some.
+      double Kept = F * (A ? K.Rows : K.ColumnsPerLane);
+      if (F == 0 ||
+          (Clauses.Tile ? Kept >= 0.5 : Kept >= 1 && Kept == std::floor(Kept)))
         Candidates.push_back(K);
     }
-    return Candidates;
-  }
-  // Pruned to what the calibration sweeps measured and could win: blocks of
-  // 4 or 8 warps (2 never beat 4 beyond run-to-run noise, and lost by up to
-  // 46%: bench/experiments/data/fuse_sweep_warps_h100.txt) and tiles of at
-  // most 16 rows (32 never won, and the linear model does not see why:
-  // bench/RESULTS.md, 2026-11-21 20:10 entry). Where the model cannot tell
-  // block sizes apart (its terms see them only through occupancy and
-  // per-block table copies), 4 warps wins the tie.
-  for (const CostConfig &K : defaultCandidates(!Fraction || *Fraction > 0))
-    if (K.Warps >= 4 && K.Rows <= 16 &&
-        (!Fraction || K.RegisterFraction == *Fraction))
-      Candidates.push_back(K);
+  // Where the model cannot tell block sizes apart (its terms see them only
+  // through occupancy and per-block table copies), 4 warps wins the tie.
   llvm::stable_sort(Candidates, [](const CostConfig &A, const CostConfig &B) {
     return (A.Warps == 4) > (B.Warps == 4);
   });

@@ -1,8 +1,8 @@
 //===- FuseClauses.h - What a fuse pragma asks for --------------*- C++ -*-===//
 //
-// `#pragma cuda_rewrite fuse [tile(auto|x, y)] [hybrid(auto|f)]`: the
-// configurations the cost model may choose from for a block, and the cost
-// of a group that DP-Fusion compares. The pass and --list share them, so
+// `#pragma cuda_rewrite fuse [tile(auto|x, y[, w])] [hybrid(auto|f[, x|y])]`:
+// the configurations the cost model may choose from for a block, and the
+// cost of a group that DP-Fusion compares. The pass and --list share them, so
 // that --list shows the groups the pass forms.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +28,9 @@ struct FuseClauses {
   /// hybrid(f); 0 without the clause; none for hybrid(auto), where the
   /// cost model chooses.
   std::optional<double> Fraction = 0.0;
+  /// hybrid(f, x|y): the split dimension, 0 (x) or 1 (y); none where the
+  /// cost model chooses (hybrid(auto)). hybrid(f) splits along x.
+  std::optional<unsigned> SplitAxis = 0u;
   std::string Error; ///< A malformed tile(..), if so.
 };
 

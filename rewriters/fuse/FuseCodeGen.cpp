@@ -101,7 +101,7 @@ public:
                    "would replay every distinct index).\n" +
                    TableDecls + "\n";
     Hybrid = planHybridTiles(
-        G, T.RegisterChunks, T.Rows,
+        G, T,
         [&](const FuseStage &S, const std::optional<ParamPlusConstant> &V) {
           return boundText(S, V);
         });
@@ -135,7 +135,8 @@ public:
             S.Width, S.Height,
             Hybrid.inRegisters(&B)
                 ? llvm::formatv(" and {0} x 32 x {1} in registers",
-                                Hybrid.Chunks, S.Height)
+                                Hybrid.chunkCount(G.Stages[B.Producer]),
+                                Hybrid.rowCount(G.Stages[B.Producer]))
                       .str()
                 : "",
             B.Global ? " (also stored)" : "");
@@ -728,13 +729,14 @@ private:
   }
 
   /// Stages \p Is (one region) over columns ColumnLo + [0, Width) of
-  /// their rows (ColumnLo relative to the region's scaled origin), each
-  /// point computed by each stage in turn.
+  /// rows RowLo + [0, H) (both relative to the region's scaled origin),
+  /// each point computed by each stage in turn.
   std::string linearLoop(const std::vector<unsigned> &Is, int64_t ColumnLo,
-                         int64_t Width, const std::string &What) {
+                         int64_t Width, int64_t RowLo, int64_t H,
+                         const std::string &What) {
     const FuseStage &S = G.Stages[Is.front()];
-    int64_t H = regionExtent(S, 1, T.Rows);
     std::string XStart = plus(scaledOrigin(S, 0, "x0"), ColumnLo);
+    std::string YStart = plus(scaledOrigin(S, 1, "y0"), RowLo);
     std::vector<std::string> Names;
     for (unsigned I : Is)
       Names.push_back(G.Stages[I].Kernel->getNameAsString());
@@ -762,7 +764,7 @@ private:
                  "{9}"
                  "      }\n"
                  "  }\n",
-                 Who, What, Width, H, XStart, regionStart(S, 1),
+                 Who, What, Width, H, XStart, YStart,
                  calls(Is, "true", "        "),
                  calls(Is, "false", "          "), Is.size() > 1 ? " {" : "",
                  Is.size() > 1 ? "        }\n" : "", insideLaunch(Is))
@@ -772,7 +774,7 @@ private:
                          "    const int x = {4} + i % {2}, y = {5} + i / {2};\n"
                          "{6}"
                          "  }\n",
-                         Who, What, Width, H, XStart, regionStart(S, 1),
+                         Who, What, Width, H, XStart, YStart,
                          pointCalls(Is, "    "))
         .str();
   }
@@ -784,20 +786,31 @@ private:
     unsigned I = Is.front();
     const FuseStage &S = G.Stages[I];
     int64_t W = regionExtent(S, 0, T.width());
-    auto Rows = [&](int64_t Lo, int64_t Hi) {
+    int64_t H = regionExtent(S, 1, T.Rows);
+    auto Span = [&](int64_t X0, int64_t X1, int64_t Y0, int64_t Y1) {
       return llvm::formatv("columns {0} + [{1}, {2}), rows {3} + [{4}, {5})",
-                           scaledOrigin(S, 0, "x0"), Lo, Hi,
-                           scaledOrigin(S, 1, "y0"), S.RegionLo[1],
-                           S.RegionLo[1] + regionExtent(S, 1, T.Rows))
+                           scaledOrigin(S, 0, "x0"), X0, X1,
+                           scaledOrigin(S, 1, "y0"), Y0, Y1)
           .str();
     };
+    int64_t X0 = S.RegionLo[0], Y0 = S.RegionLo[1];
     if (Hybrid.splits(G, I)) {
-      int64_t Split = registerBase(I);
+      // The shared-memory part: the columns left of the register chunks
+      // (split along x) or the rows above the register rows (along y).
       std::string Loops;
-      if (Split > S.RegionLo[0])
-        Loops += linearLoop({I}, S.RegionLo[0], Split - S.RegionLo[0],
-                            "over " + Rows(S.RegionLo[0], Split) +
-                                " (shared memory part)");
+      if (Hybrid.Axis == 0) {
+        int64_t Split = Hybrid.columnBase(S);
+        if (Split > X0)
+          Loops += linearLoop({I}, X0, Split - X0, Y0, H,
+                              "over " + Span(X0, Split, Y0, Y0 + H) +
+                                  " (shared memory part)");
+      } else {
+        int64_t Split = Hybrid.rowBase(S);
+        if (Split > Y0)
+          Loops += linearLoop({I}, X0, W, Y0, Split - Y0,
+                              "over " + Span(X0, X0 + W, Y0, Split) +
+                                  " (shared memory part)");
+      }
       return Loops + registerLoop(I);
     }
     bool Global = false;
@@ -807,18 +820,11 @@ private:
     std::string What = Global && S.RegionLo[0] == 0 && S.RegionLo[1] == 0 &&
                                S.RegionHi[0] == 0 && S.RegionHi[1] == 0
                            ? "over the warp's tile"
-                           : "over " + Rows(S.RegionLo[0], S.RegionLo[0] + W);
-    return linearLoop(Is, S.RegionLo[0], W, What);
+                           : "over " + Span(X0, X0 + W, Y0, Y0 + H);
+    return linearLoop(Is, X0, W, Y0, H, What);
   }
 
   //===-- Hybrid tiling ---------------------------------------------------===//
-
-  /// Where stage \p I's register chunks start, from x0: parallelograms
-  /// follow the right edge of its region.
-  int64_t registerBase(unsigned I) const {
-    return int64_t(T.width()) - 32 * int64_t(Hybrid.Chunks) +
-           G.Stages[I].RegionHi[0];
-  }
 
   std::string regsName(const FuseBuffer &B) {
     return param(B.Name).Name + "_regs";
@@ -857,27 +863,32 @@ private:
       const FuseBuffer &B = *Src.Buffer;
       const FuseStage &P = G.Stages[B.Producer];
       unsigned N = Next[&B]++;
+      // The producer's chunk under this lane's, and its register row for
+      // this point's: both parts follow the regions' edges.
       int64_t Lag = P.RegionHi[0] - C.RegionHi[0];
-      int64_t RowShift = C.RegionLo[1] - P.RegionLo[1];
+      int64_t RowShift = Hybrid.rowBase(C) - Hybrid.rowBase(P);
+      std::string J = plus("j", int64_t(Hybrid.chunkCount(P)) -
+                                    int64_t(Hybrid.chunkCount(C)));
+      std::string Split = Hybrid.Axis ? "<1>" : "";
       std::string X = plus("x", Src.offset(0)), Y = plus("y", Src.offset(1));
       Interior += llvm::formatv(
           "        {0}.set({1}, {2}, {3},\n"
-          "                cuda_rewrite::fuse::registerRead({4}, j, {5}, {6}, "
-          "lane, {7}, {2}, {3}));\n",
+          "                cuda_rewrite::fuse::registerRead{8}({4}, {9}, {5}, "
+          "{6}, lane, {7}, {2}, {3}));\n",
           Views[&B], N, X, Y, regsName(B), plus("r", RowShift + Src.offset(1)),
-          Src.offset(0) - Lag, tileName(B));
+          Src.offset(0) - Lag, tileName(B), Split, J);
       Border += llvm::formatv(
           "        {{\n"
           "          const int sx = {0}, sy = {1};\n"
           "          {2}.set({3}, sx, sy,\n"
-          "                  cuda_rewrite::fuse::registerReadAt<{4}>({5}, j, "
-          "{6}, {7}, {8}, {9}, sx, sy));\n"
+          "                  cuda_rewrite::fuse::registerReadAt<{4}{11}>({5}, "
+          "{10}, {6}, {7}, {8}, {9}, sx, sy));\n"
           "        }\n",
           Src.text(0, "x"), Src.text(1, "y"), Views[&B], N,
           Src.highest(1) - Src.lowest(1), regsName(B),
-          plus("r", RowShift + Src.lowest(1)),
-          plus("x0", registerBase(B.Producer)), plus("y0", P.RegionLo[1]),
-          tileName(B));
+          plus("r", RowShift + Src.lowest(1)), plus("x0", Hybrid.columnBase(P)),
+          plus("y0", Hybrid.rowBase(P)), tileName(B), J,
+          Hybrid.Axis ? ", 1" : "");
     }
     return Decls + "      if (interior) {\n" + Interior + "      } else {\n" +
            Border + "      }\n";
@@ -888,8 +899,8 @@ private:
   /// shuffle.
   std::string registerLoop(unsigned I) {
     const FuseStage &S = G.Stages[I];
-    int64_t H = int64_t(T.Rows) + S.RegionHi[1] - S.RegionLo[1];
-    int64_t Base = registerBase(I);
+    int64_t Base = Hybrid.columnBase(S), Chunks = Hybrid.chunkCount(S);
+    int64_t Row0 = Hybrid.rowBase(S), H = Hybrid.rowCount(S);
     std::map<const FuseBuffer *, std::string> Views;
     std::string Body = gather(I, Views);
     // Inlined stages it reads that read register points take the gathered
@@ -906,29 +917,40 @@ private:
             "      const cuda_rewrite::fuse::Slot<{0}> {1}{{{2}[j][r]};\n",
             B.ElementType, Views[&B], regsName(B));
       }
-    Body += "      if (interior)\n        " + pointName(I) + "<true>(" +
-            llvm::join(callArgs(I, Views), ", ") + ");\n" +
-            "      else if (x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
+    // Lanes left of the region (split along y) only take part in the
+    // shuffles.
+    std::string InRegion, Note;
+    if (int64_t Idle = Hybrid.idleLanes(S)) {
+      InRegion = llvm::formatv("32 * j + lane >= {0} && ", Idle).str();
+      Note = llvm::formatv("; the first {0} lanes of chunk 0 lie left of "
+                           "the region and compute nothing",
+                           Idle)
+                 .str();
+    }
+    Body += "      if (" + InRegion + "interior)\n        " + pointName(I) +
+            "<true>(" + llvm::join(callArgs(I, Views), ", ") + ");\n" +
+            "      else if (" + InRegion +
+            "x >= 0 && y >= 0 && x < extentX && y < extentY)\n"
             "        " +
             pointName(I) + "<false>(" + llvm::join(callArgs(I, Views), ", ") +
             ");\n";
     return llvm::formatv(
                "  // {0} over columns x0 + [{1}, {2}), rows y0 + [{3}, {4}) in "
                "registers:\n"
-               "  // lane l of chunk j is column {6} + 32 * j + l "
-               "(hybrid tiling).\n"
+               "  // lane l of chunk j is column {6} + 32 * j + l (hybrid "
+               "tiling{10}).\n"
                "#pragma unroll\n"
-               "  for (int j = 0; j < kChunks; ++j) {{\n"
+               "  for (int j = 0; j < {9}; ++j) {{\n"
                "#pragma unroll\n"
                "    for (int r = 0; r < {5}; ++r) {{\n"
                "      const int x = {6} + 32 * j + lane, y = {7} + r;\n"
                "{8}"
                "    }\n"
                "  }\n",
-               S.Kernel->getNameAsString(), Base,
-               Base + 32 * int64_t(Hybrid.Chunks), S.RegionLo[1],
-               T.Rows + S.RegionHi[1], H, plus("x0", Base),
-               plus("y0", S.RegionLo[1]), Body)
+               S.Kernel->getNameAsString(), Base + Hybrid.idleLanes(S),
+               Base + 32 * Chunks, Row0, Row0 + H, H, plus("x0", Base),
+               plus("y0", Row0), Body,
+               Hybrid.Axis ? std::to_string(Chunks) : "kChunks", Note)
         .str();
   }
 
@@ -1106,11 +1128,16 @@ private:
   }
 
   /// The shared part of \p B's tile: all of it, or what the register
-  /// chunks leave.
+  /// part leaves (the columns left of its chunks, or the rows above).
   TileShape shape(const FuseBuffer &B) const {
     TileShape S = tileOf(G, B, T);
-    if (Hybrid.inRegisters(&B))
-      S.Width -= 32 * int64_t(Hybrid.Chunks);
+    if (Hybrid.inRegisters(&B)) {
+      const FuseStage &P = G.Stages[B.Producer];
+      if (Hybrid.Axis == 0)
+        S.Width -= 32 * int64_t(Hybrid.Chunks);
+      else
+        S.Height -= Hybrid.rowCount(P);
+    }
     return S;
   }
 
@@ -1172,17 +1199,22 @@ private:
         continue;
       TileShape S = shape(B);
       std::string N = param(B.Name).Name;
-      if (S.Width > 0)
+      if (S.Width > 0 && S.Height > 0)
         Tiles +=
             llvm::formatv("  __shared__ {0} {1}_tiles[kWarps][{2} * {3}];\n",
                           B.ElementType, N, S.Height, S.Width);
-      if (Hybrid.inRegisters(&B))
-        Tiles += llvm::formatv("  {0} {1}[kChunks][{2}];\n", B.ElementType,
-                               regsName(B), S.Height);
+      if (Hybrid.inRegisters(&B)) {
+        const FuseStage &P = G.Stages[B.Producer];
+        Tiles += llvm::formatv(
+            "  {0} {1}[{2}][{3}];\n", B.ElementType, regsName(B),
+            Hybrid.Axis ? std::to_string(Hybrid.chunkCount(P)) : "kChunks",
+            Hybrid.rowCount(P));
+      }
       Views += llvm::formatv("  const cuda_rewrite::fuse::Tile<{0}, {1}> "
                              "{2}_tile{{{3}, {4}, {5}};\n",
                              B.ElementType, S.Width, N,
-                             S.Width > 0 ? N + "_tiles[warp]" : "nullptr",
+                             S.Width > 0 && S.Height > 0 ? N + "_tiles[warp]"
+                                                         : "nullptr",
                              S.Origin[0], S.Origin[1]);
     }
     // Where every channel reads a plane (camera's red, green and blue; an
@@ -1249,7 +1281,7 @@ private:
                "{7}{9}\n{8}}\n",
                32 * T.Warps, declaredParams(), T.width(), T.Rows, T.Warps,
                Tiles, Z, Views, Body, interiorFlag(),
-               Hybrid.InRegisters.empty()
+               Hybrid.InRegisters.empty() || Hybrid.Axis
                    ? ""
                    : ", kChunks = " + std::to_string(Hybrid.Chunks),
                tableCopies(), TileX, TileY)

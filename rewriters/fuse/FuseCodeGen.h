@@ -29,12 +29,15 @@
 namespace cuda_rewrite {
 
 /// The warp's output tile: 32 * LanesX columns (LanesX points per lane
-/// along x), Rows rows; Warps warps per block, stacked along y. The last
-/// RegisterChunks 32-column chunks of each intermediate that allows it live
-/// in registers (hybrid tiling, HybridTiles.h).
+/// along x), Rows rows; Warps warps per block, stacked along y. Hybrid
+/// tiling (HybridTiles.h) keeps part of each intermediate that allows it in
+/// registers: split along x, its last RegisterChunks 32-column chunks; split
+/// along y, its last RegisterRows rows. At most one of the two is set.
 struct FuseTile {
   unsigned ColumnsPerLane = 1, Rows = 8, Warps = 4, RegisterChunks = 0;
+  unsigned RegisterRows = 0;
   unsigned width() const { return 32 * ColumnsPerLane; }
+  bool hybrid() const { return RegisterChunks || RegisterRows; }
 };
 
 /// Shared memory per warp, in bytes, for \p G's on-chip tiles.

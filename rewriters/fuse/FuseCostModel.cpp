@@ -96,9 +96,20 @@ bool hasTile(const CostStage &S) {
   return !S.Inlined && S.TileElementBytes > 0;
 }
 
-/// 32-column chunks of \p S's tile kept in registers.
+/// 32-column chunks of \p S's tile kept in registers, split along x.
 unsigned registerChunksOf(const CostStage &S, const CostConfig &C) {
   return hasTile(S) && S.HybridEligible ? C.registerChunks() : 0;
+}
+
+/// Rows of \p S's region kept in registers, split along y.
+unsigned registerRowsOf(const CostStage &S, const CostConfig &C) {
+  return hasTile(S) && S.HybridEligible ? C.registerRows() : 0;
+}
+
+/// Split along y, a register row spans whole 32-lane chunks over the
+/// region's width (the lanes past it idle).
+int64_t registerRowWidth(const CostStage &S, const CostConfig &C) {
+  return 32 * ceilDiv(regionWidth(S, C), 32);
 }
 
 //===-- Lines 14-17: global-memory transactions
@@ -178,7 +189,10 @@ std::vector<double> evaluationsPerTile(const std::vector<CostStage> &Stages,
   for (unsigned I = Stages.size(); I-- > 0;) {
     const CostStage &S = Stages[I];
     if (!S.Inlined) {
-      E[I] = double(regionWidth(S, C)) * double(regionHeight(S, C));
+      // Split along y, the register rows' idle lanes issue with the rest.
+      const double Rows = registerRowsOf(S, C);
+      E[I] = double(regionWidth(S, C)) * (double(regionHeight(S, C)) - Rows) +
+             double(registerRowWidth(S, C)) * Rows;
       continue;
     }
     std::vector<unsigned> Readers = readersOf(Stages, I);
@@ -218,10 +232,13 @@ unsigned stageRegisters(const std::vector<CostStage> &Stages) {
 unsigned hybridRegisters(const std::vector<CostStage> &Stages,
                          const CostConfig &C) {
   unsigned Sum = 0;
-  for (const CostStage &S : Stages)
+  for (const CostStage &S : Stages) {
+    unsigned Words = unsigned(ceilDiv(S.TileElementBytes, 4));
     if (unsigned R = registerChunksOf(S, C))
-      Sum += R * unsigned(regionHeight(S, C)) *
-             unsigned(ceilDiv(S.TileElementBytes, 4));
+      Sum += R * unsigned(regionHeight(S, C)) * Words;
+    if (unsigned R = registerRowsOf(S, C))
+      Sum += unsigned(registerRowWidth(S, C) / 32) * R * Words;
+  }
   return Sum;
 }
 
@@ -235,8 +252,9 @@ uint64_t sharedBytesPerWarp(const std::vector<CostStage> &Stages,
     if (hasTile(S)) {
       int64_t Columns =
           regionWidth(S, C) - int64_t(kWarp * registerChunksOf(S, C));
+      int64_t Rows = regionHeight(S, C) - int64_t(registerRowsOf(S, C));
       Sum += uint64_t(std::max<int64_t>(0, Columns)) *
-             uint64_t(regionHeight(S, C)) * S.TileElementBytes;
+             uint64_t(std::max<int64_t>(0, Rows)) * S.TileElementBytes;
     }
   return Sum;
 }
@@ -291,10 +309,16 @@ std::string malformed(const std::vector<CostStage> &Stages, const CostConfig &C,
                              Extent, D ? "rows" : "columns", S.Name,
                              S.ScaleNum[D], S.ScaleDen[D]);
     }
-  if (C.RegisterFraction > 0 && C.registerChunks() == 0)
+  if (C.SplitAxis > 1)
+    return "a split dimension other than x or y";
+  if (C.RegisterFraction > 0 && C.SplitAxis == 0 && C.registerChunks() == 0)
     return llvm::formatv("register fraction {0} keeps no whole 32-column "
                          "chunk of a {1}-column tile",
                          C.RegisterFraction, C.tileWidth());
+  if (C.RegisterFraction > 0 && C.SplitAxis == 1 && C.registerRows() == 0)
+    return llvm::formatv("register fraction {0} keeps no row of a {1}-row "
+                         "tile",
+                         C.RegisterFraction, C.Rows);
   return "";
 }
 
@@ -355,17 +379,21 @@ void setOverlap(CostTerms &T, const std::vector<CostStage> &Stages,
   auto WorkOf = [&](const CostStage &S) {
     return Work > 0 ? std::max(0.0, S.WorkPerPoint) : 1.0;
   };
-  double Computed = 0, Tiled = 0;
+  // Once per point of the tile at the stage's own scale: a pyramid's
+  // half-resolution stage has a quarter of the tile's points.
+  double Computed = 0, Tiled = 0, Once = 0;
   for (unsigned I = 0; I < Stages.size(); ++I) {
-    Computed += Evaluations[I] * WorkOf(Stages[I]);
-    if (!Stages[I].Inlined) {
-      Tiled += Evaluations[I] * WorkOf(Stages[I]);
-      TiledWork += WorkOf(Stages[I]);
+    const CostStage &S = Stages[I];
+    Computed += Evaluations[I] * WorkOf(S);
+    if (!S.Inlined) {
+      Tiled += Evaluations[I] * WorkOf(S);
+      TiledWork += WorkOf(S);
+      Once += WorkOf(S) * double(scaled(S, 0, C.tileWidth())) *
+              double(scaled(S, 1, C.Rows));
     }
   }
-  const double Output = double(C.tileWidth()) * C.Rows;
   T.ComputedWorkPerTile = Work > 0 ? Computed : 0;
-  T.OverlapFraction = TiledWork > 0 ? Tiled / (Output * TiledWork) - 1 : 0;
+  T.OverlapFraction = TiledWork > 0 && Once > 0 ? Tiled / Once - 1 : 0;
 }
 
 /// Bytes of constant tables the block stages in shared memory.
@@ -433,7 +461,15 @@ std::string shortNumber(double V) {
 } // namespace
 
 unsigned CostConfig::registerChunks() const {
+  if (SplitAxis != 0)
+    return 0;
   return unsigned(std::lround(double(ColumnsPerLane) * RegisterFraction));
+}
+
+unsigned CostConfig::registerRows() const {
+  if (SplitAxis != 1)
+    return 0;
+  return unsigned(std::lround(double(Rows) * RegisterFraction));
 }
 
 CostWeights CostWeights::defaults() {
@@ -529,18 +565,21 @@ std::vector<CostConfig> defaultCandidates(bool AllowHybrid) {
   for (unsigned Columns : {1u, 2u, 4u})
     for (unsigned Rows : {1u, 2u, 4u, 8u, 16u, 32u})
       for (unsigned Warps : {2u, 4u, 8u})
-        for (double F : Fractions) {
-          // Only whole 32-column chunks go to registers.
-          double Chunks = Columns * F;
-          if (F > 0 && (Chunks < 1 || Chunks != std::floor(Chunks)))
-            continue;
-          CostConfig C;
-          C.ColumnsPerLane = Columns;
-          C.Rows = Rows;
-          C.Warps = Warps;
-          C.RegisterFraction = F;
-          Candidates.push_back(C);
-        }
+        for (double F : Fractions)
+          for (unsigned Axis : {0u, 1u}) {
+            // Only whole 32-column chunks or whole rows go to registers.
+            double Kept = (Axis ? Rows : Columns) * F;
+            if ((F == 0 && Axis) ||
+                (F > 0 && (Kept < 1 || Kept != std::floor(Kept))))
+              continue;
+            CostConfig C;
+            C.ColumnsPerLane = Columns;
+            C.Rows = Rows;
+            C.Warps = Warps;
+            C.RegisterFraction = F;
+            C.SplitAxis = Axis;
+            Candidates.push_back(C);
+          }
   return Candidates;
 }
 
@@ -583,7 +622,8 @@ std::string describeCost(const CostChoice &Choice) {
   std::string Shape =
       llvm::formatv("tile {0}x{1}, {2} warps", C.tileWidth(), C.Rows, C.Warps);
   if (C.RegisterFraction > 0)
-    Shape += ", registers " + shortNumber(C.RegisterFraction);
+    Shape += ", registers " + shortNumber(C.RegisterFraction) +
+             (C.SplitAxis ? " along y" : "");
   if (!T.Feasible)
     return Shape + ": infeasible (" + T.Why + ")";
   return Shape +

@@ -85,17 +85,21 @@ struct CostStage {
 /// fraction of each tile kept in registers.
 struct CostConfig {
   unsigned ColumnsPerLane = 1, Rows = 8, Warps = 4;
-  /// Hybrid tiling: the rightmost round(ColumnsPerLane * f) 32-column
-  /// chunks of each eligible tile live in registers. f > 0 must keep at
-  /// least one chunk.
+  /// Hybrid tiling: split along x (SplitAxis 0), the rightmost
+  /// round(ColumnsPerLane * f) 32-column chunks of each eligible tile live
+  /// in registers; split along y (1), its last round(Rows * f) rows. f > 0
+  /// must keep at least one chunk or row.
   double RegisterFraction = 0;
+  unsigned SplitAxis = 0;
   /// The global-memory transaction size: 32 (L2 sectors, what Hopper's
   /// DRAM traffic is made of) or 128 (L1 lines).
   unsigned TransactionBytes = 32;
 
   unsigned tileWidth() const { return 32 * ColumnsPerLane; }
-  /// The register chunks per tile: round(ColumnsPerLane * f).
+  /// The register chunks per tile split along x: round(ColumnsPerLane * f).
   unsigned registerChunks() const;
+  /// The register rows per region split along y: round(Rows * f).
+  unsigned registerRows() const;
 };
 
 /// The image the group computes; Width or Height 0 means unknown at
@@ -177,9 +181,9 @@ chooseConfig(const std::vector<CostStage> &Stages, const ImageExtent &Extent,
              uint64_t SharedLimitPerBlock = 0);
 
 /// ColumnsPerLane in {1, 2, 4} x Rows in {1, 2, 4, 8, 16, 32} x Warps in
-/// {2, 4, 8} x RegisterFraction in {0} (or {0, 0.5, 1} with \p AllowHybrid,
-/// where ColumnsPerLane * f is a whole number of chunks >= 1), in that
-/// nesting order, fraction innermost.
+/// {2, 4, 8} x RegisterFraction in {0} (or {0, 0.5, 1} split along x and
+/// then y with \p AllowHybrid, where f keeps a whole number >= 1 of chunks
+/// or rows), in that nesting order, fraction innermost.
 std::vector<CostConfig> defaultCandidates(bool AllowHybrid);
 
 /// A run of consecutive stages [Begin, End) fused into one kernel.

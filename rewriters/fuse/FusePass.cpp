@@ -74,8 +74,6 @@ public:
                                C.Function->getNameAsString() +
                                "', where the fused kernel goes");
     }
-    const std::optional<FuseTile> &Clause = Clauses.Tile;
-    const std::optional<double> &Fraction = Clauses.Fraction;
     std::string Where = llvm::sys::path::filename(SM.getFilename(C.Loc)).str() +
                         ":" + std::to_string(SM.getPresumedLineNumber(C.Loc));
     std::optional<CostConfig> Config = chooseForBlock(Plan.Groups, Candidates);
@@ -90,7 +88,7 @@ public:
                 costStagesOf(G, Ctx), ImageExtent(), Context.Gpu,
                 CostWeights::defaults(), Candidates, kFuseSharedPerBlock))
           Own = Best->Config;
-      if (!rewriteGroup(C, G, Clause, Fraction, Own, Where, Calls.back()))
+      if (!rewriteGroup(C, G, Clauses, Own, Where, Calls.back()))
         return false;
     }
     return placeSchedule(Graph, Plan, Calls) && includeRuntime(C.Loc);
@@ -166,7 +164,8 @@ private:
       return;
     const CostConfig &K = Choice.Config;
     OS << Where << "," << Name << ",tile" << K.ColumnsPerLane << "-" << K.Rows
-       << "-w" << K.Warps << "-f" << K.RegisterFraction;
+       << "-w" << K.Warps << "-f" << K.RegisterFraction
+       << (K.SplitAxis ? "y" : "");
     for (double T : Choice.Terms.terms())
       OS << "," << T;
     OS << "\n";
@@ -190,29 +189,34 @@ private:
   }
 
   bool rewriteGroup(const Candidate &C, const FuseGroup &G,
-                    const std::optional<FuseTile> &Clause,
-                    std::optional<double> Fraction,
+                    const FuseClauses &Clauses,
                     const std::optional<CostConfig> &Config,
                     const std::string &Where, std::string &Call) {
     std::optional<CostChoice> Model;
     if (Config)
       Model = CostChoice{*Config, cost(G, *Config)};
+    const std::optional<FuseTile> &Clause = Clauses.Tile;
     std::string Why = Clause ? "from tile(..)" : "";
     FuseTile T;
+    CostConfig Split; // The split dimension and fraction.
     if (Model) {
-      T = FuseTile{Model->Config.ColumnsPerLane, Model->Config.Rows,
-                   Model->Config.Warps, Model->Config.registerChunks()};
+      Split = Model->Config;
+      T = FuseTile{Split.ColumnsPerLane, Split.Rows, Split.Warps};
       Why += (Why.empty() ? "chosen by the cost model: " : "; cost model: ") +
              describeCost(*Model);
     } else {
       T = Clause ? *Clause : chooseTile(G, Why);
-      T.RegisterChunks =
-          unsigned(std::lround(T.ColumnsPerLane * Fraction.value_or(0)));
+      Split.ColumnsPerLane = T.ColumnsPerLane;
+      Split.Rows = T.Rows;
+      Split.RegisterFraction = Clauses.Fraction.value_or(0);
+      Split.SplitAxis = Clauses.SplitAxis.value_or(0);
       Why += (Why.empty() ? "" : "; ") +
              std::string("no configuration is feasible under the cost "
                          "model (") +
              ModelWhy + ")";
     }
+    T.RegisterChunks = Split.registerChunks();
+    T.RegisterRows = Split.registerRows();
     SourceLocation First = G.Stages.front().Launch->getBeginLoc();
     std::string Name = "fused_" + G.Stages.front().Kernel->getNameAsString() +
                        "_to_" + G.Stages.back().Kernel->getNameAsString();
@@ -253,9 +257,7 @@ private:
     for (const std::string &Table : Code.StagedTables)
       OnChip.push_back("constant table '" + Table +
                        "' (read at indices that differ within a warp)");
-    std::string Registers = hybridNote(
-        T, Fraction ? *Fraction : double(T.RegisterChunks) / T.ColumnsPerLane,
-        Code);
+    std::string Registers = hybridNote(T, Split, Code);
     if (Model)
       logCost(Where, Name, *Model);
 
@@ -271,25 +273,30 @@ private:
     return true;
   }
 
-  /// "; in registers: 1 of 2 chunks of 'a' (hybrid tiling); shared memory
-  /// only: 'b': why", or "" without hybrid(..).
-  static std::string hybridNote(const FuseTile &T, double Fraction,
+  /// "; in registers: 1 of 2 chunks of 32 columns of 'a' (hybrid tiling);
+  /// shared memory only: 'b': why", or "" without hybrid(..).
+  static std::string hybridNote(const FuseTile &T, const CostConfig &Split,
                                 const FuseCode &Code) {
+    const double Fraction = Split.RegisterFraction;
     if (Fraction == 0)
       return "";
-    if (T.RegisterChunks == 0)
-      return llvm::formatv("; hybrid({0}) of {1} chunk(s) of 32 columns per "
-                           "tile rounds to none in registers",
-                           Fraction, T.ColumnsPerLane);
+    std::string Parts =
+        Split.SplitAxis
+            ? llvm::formatv("{0} of {1} rows", T.RegisterRows, T.Rows).str()
+            : llvm::formatv("{0} of {1} chunks of 32 columns", T.RegisterChunks,
+                            T.ColumnsPerLane)
+                  .str();
+    if (!T.hybrid())
+      return llvm::formatv("; hybrid({0}) of a {1}-column, {2}-row tile "
+                           "rounds to none in registers",
+                           Fraction, T.width(), T.Rows);
     std::vector<std::string> Names;
     for (const std::string &N : Code.InRegisters)
       Names.push_back("'" + N + "'");
     std::string Note =
         Names.empty()
             ? "; in registers: nothing"
-            : llvm::formatv("; in registers (hybrid tiling): {0} of {1} "
-                            "chunks of 32 columns of {2}",
-                            T.RegisterChunks, T.ColumnsPerLane,
+            : llvm::formatv("; in registers (hybrid tiling): {0} of {1}", Parts,
                             llvm::join(Names, ", "))
                   .str();
     if (!Code.KeptShared.empty())

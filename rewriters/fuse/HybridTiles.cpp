@@ -2,6 +2,7 @@
 
 #include "rewriters/fuse/HybridTiles.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace cuda_rewrite {
 
@@ -51,6 +52,31 @@ bool HybridPlan::splits(const FuseGroup &G, unsigned I) const {
     return true;
   return llvm::any_of(InRegisters,
                       [&](const FuseBuffer *B) { return B->Producer == I; });
+}
+
+unsigned HybridPlan::chunkCount(const FuseStage &S) const {
+  if (Axis == 0)
+    return Chunks;
+  int64_t Width = int64_t(TileWidth) + S.RegionHi[0] - S.RegionLo[0];
+  return unsigned((Width + 31) / 32);
+}
+
+int64_t HybridPlan::columnBase(const FuseStage &S) const {
+  return int64_t(TileWidth) + S.RegionHi[0] - 32 * int64_t(chunkCount(S));
+}
+
+int64_t HybridPlan::rowBase(const FuseStage &S) const {
+  return Axis == 0 ? S.RegionLo[1]
+                   : int64_t(TileRows) + S.RegionHi[1] - int64_t(Rows);
+}
+
+int64_t HybridPlan::rowCount(const FuseStage &S) const {
+  return Axis == 0 ? int64_t(TileRows) + S.RegionHi[1] - S.RegionLo[1]
+                   : int64_t(Rows);
+}
+
+int64_t HybridPlan::idleLanes(const FuseStage &S) const {
+  return Axis == 0 ? 0 : S.RegionLo[0] - columnBase(S);
 }
 
 namespace {
@@ -162,12 +188,15 @@ private:
 
 } // namespace
 
-HybridPlan planHybridTiles(const FuseGroup &G, unsigned Chunks,
-                           unsigned TileRows, BoundText Bound,
-                           unsigned MaxRegisters) {
+HybridPlan planHybridTiles(const FuseGroup &G, const FuseTile &T,
+                           BoundText Bound, unsigned MaxRegisters) {
   HybridPlan Plan;
-  Plan.Chunks = Chunks;
-  if (Chunks == 0)
+  Plan.Axis = T.RegisterRows ? 1 : 0;
+  Plan.Chunks = T.RegisterChunks;
+  Plan.Rows = std::min(T.RegisterRows, T.Rows);
+  Plan.TileWidth = T.width();
+  Plan.TileRows = T.Rows;
+  if (!Plan.Chunks && !Plan.Rows)
     return Plan;
   Planner P(G, Bound);
   P.collect(Plan);
@@ -193,13 +222,13 @@ HybridPlan planHybridTiles(const FuseGroup &G, unsigned Chunks,
       continue;
     }
     const FuseStage &S = G.Stages[B.Producer];
-    unsigned Rows = unsigned(TileRows + S.RegionHi[1] - S.RegionLo[1]);
+    unsigned Rows = unsigned(Plan.rowCount(S)), Chunks = Plan.chunkCount(S);
     unsigned Words = B.ElementType == "double" ? 2 : 1;
     if (Registers + Chunks * Rows * Words > MaxRegisters) {
-      Plan.Kept.push_back("'" + B.Name + "': its " + std::to_string(Rows) +
-                          " rows per chunk would take more than " +
-                          std::to_string(MaxRegisters) +
-                          " registers per thread with the others");
+      Plan.Kept.push_back(llvm::formatv("'{0}': its {1} x {2} register points "
+                                        "per lane would take more than {3} "
+                                        "registers per thread with the others",
+                                        B.Name, Chunks, Rows, MaxRegisters));
       continue;
     }
     Registers += Chunks * Rows * Words;

@@ -106,6 +106,30 @@ TEST(FuseCostModelTest, HybridFractionOneMovesTheTileToRegisters) {
   EXPECT_EQ(Registers.RegistersPerThread, 16u + 2 * 10);
 }
 
+TEST(FuseCostModelTest, HybridAlongYKeepsTheLastRowsInRegisters) {
+  std::vector<CostStage> G = {tiled(1, 1), output()};
+  CostConfig Half = config(2, 8, 4, 0.5), One = config(2, 8, 4, 1);
+  Half.SplitAxis = One.SplitAxis = 1;
+  EXPECT_EQ(Half.registerRows(), 4u);
+  EXPECT_EQ(Half.registerChunks(), 0u);
+  CostTerms H = cost(G, Half), O = cost(G, One);
+  ASSERT_TRUE(H.Feasible && O.Feasible) << H.Why << O.Why;
+  // 66 columns by 10 - 4 rows stay shared; a register row spans three
+  // 32-lane chunks (96 lanes for 66 columns), one register each.
+  EXPECT_EQ(H.SharedBytesPerWarp, 66u * 6 * 4);
+  EXPECT_EQ(H.RegistersPerThread, 16u + 3 * 4);
+  EXPECT_EQ(O.SharedBytesPerWarp, 66u * 2 * 4); // The y overlap only.
+  EXPECT_EQ(O.RegistersPerThread, 16u + 3 * 8);
+  // The idle lanes of the register rows count as computed points.
+  EXPECT_DOUBLE_EQ(H.OverlapFraction,
+                   (66.0 * 6 + 96 * 4 + 64 * 8) / (2 * 64 * 8) - 1);
+  // A fraction that keeps no row is malformed.
+  CostConfig None = config(1, 1, 4, 0.25);
+  None.SplitAxis = 1;
+  EXPECT_FALSE(cost(G, None).Feasible);
+  EXPECT_NE(cost(G, None).Why.find("keeps no row"), std::string::npos);
+}
+
 TEST(FuseCostModelTest, HybridNeedsAWholeChunkAndAnEligibleTile) {
   std::vector<CostStage> G = {tiled(1, 1), output()};
   CostTerms T = cost(G, config(1, 8, 4, 0.25)); // 0.25 of one chunk.
@@ -244,6 +268,9 @@ TEST(FuseCostModelTest, ScaledStagesSpanTheirScaleOfTheTile) {
   Fine.ScaleNum[0] = 2;
   EXPECT_EQ(cost({Fine, output()}, config(1, 8, 4)).SharedBytesPerBlock,
             4u * 64 * 8 * 4);
+  // Overlap counts each stage's points at its own scale: the coarse level
+  // computes 32 x 6 of its 32 x 4, the output its 32 x 8.
+  EXPECT_DOUBLE_EQ(T.OverlapFraction, (32.0 * 6 + 256) / (32 * 4 + 256) - 1);
   // One row does not halve into whole rows.
   CostTerms One = cost(G, config(1, 1, 4));
   EXPECT_FALSE(One.Feasible);
@@ -352,10 +379,15 @@ TEST(FuseCostModelTest, ChooseConfigTakesTheCheapestFeasible) {
 TEST(FuseCostModelTest, DefaultCandidatesKeepWholeChunks) {
   EXPECT_EQ(defaultCandidates(false).size(), 3u * 6 * 3);
   std::vector<CostConfig> Hybrid = defaultCandidates(true);
-  // Fractions per ColumnsPerLane: 1: {0, 1}; 2 and 4: {0, 0.5, 1}.
-  EXPECT_EQ(Hybrid.size(), (2u + 3 + 3) * 6 * 3);
+  // Split along x, fractions per ColumnsPerLane: 1: {0, 1}; 2 and 4:
+  // {0, 0.5, 1}. Split along y, per Rows: 1: {1}; the others {0.5, 1}.
+  EXPECT_EQ(Hybrid.size(), (2u + 3 + 3) * 6 * 3 + 3 * (1 + 2 * 5) * 3);
   for (const CostConfig &C : Hybrid)
-    EXPECT_DOUBLE_EQ(C.registerChunks(), C.ColumnsPerLane * C.RegisterFraction);
+    if (C.SplitAxis == 0)
+      EXPECT_DOUBLE_EQ(C.registerChunks(),
+                       C.ColumnsPerLane * C.RegisterFraction);
+    else
+      EXPECT_DOUBLE_EQ(C.registerRows(), C.Rows * C.RegisterFraction);
   // Every default candidate of a small group is feasible on an H100.
   std::vector<CostStage> G = {tiled(1, 1), output()};
   for (const CostConfig &C : Hybrid)

@@ -1,6 +1,8 @@
 #include "rewriters/fuse/FusePlan.h"
 #include "rewriters/fuse/FuseCostInput.h"
+#include "rewriters/fuse/HybridTiles.h"
 #include "test/unit/CudaTestParse.h"
+#include "llvm/ADT/StringExtras.h"
 #include "gtest/gtest.h"
 
 using namespace clang;
@@ -21,6 +23,15 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
     return;
   out[y * W + x] = in[clampTo(y - 1, 0, H - 1) * W + x] + in[y * W + x] +
                    in[clampTo(y + 1, 0, H - 1) * W + x];
+}
+// Reads columns x - 1 .. x + 1, clamped.
+__global__ void blurX(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H)
+    return;
+  out[y * W + x] = in[y * W + clampTo(x - 1, 0, W - 1)] +
+                   in[y * W + clampTo(x + 1, 0, W - 1)];
 }
 // Reads columns x - 2 .. x + 1 inside a guard that keeps them in [0, W).
 __global__ void inside(const float *in, float *out, int W, int H) {
@@ -135,6 +146,35 @@ void expectRegion(const FuseStage &S, unsigned D, AxisScale Scale, int64_t Lo,
   EXPECT_EQ(S.Scale[D].Den, Scale.Den) << "axis " << D;
   EXPECT_EQ(S.RegionLo[D], Lo) << "axis " << D;
   EXPECT_EQ(S.RegionHi[D], Hi) << "axis " << D;
+}
+
+/// The hybrid tiles of \p G for \p T, every clamp bound written "bound".
+HybridPlan hybridPlan(const FuseGroup &G, const FuseTile &T) {
+  return planHybridTiles(
+      G, T,
+      [](const FuseStage &, const std::optional<ParamPlusConstant> &)
+          -> std::optional<std::string> { return "bound"; });
+}
+
+/// blurY into t, then \p Reader from t into out, planned as one group
+/// whose tiles keep \p Rows rows of a 32 x 8 tile in registers, split
+/// along y.
+struct YSplit {
+  Planned P;
+  HybridPlan H;
+  const FuseGroup &group() const { return P.Plan.Groups.front(); }
+};
+
+YSplit splitAlongY(const std::string &Reader, unsigned Rows) {
+  YSplit S;
+  S.P = planBlock("    blurY<<<g, b>>>(in, t, W, H);\n    " + Reader +
+                  "<<<g, b>>>(t, out, W, H);\n");
+  if (S.P.Why.empty() && S.P.Plan.Groups.size() == 1) {
+    FuseTile T{1, 8, 4};
+    T.RegisterRows = Rows;
+    S.H = hybridPlan(S.group(), T);
+  }
+  return S;
 }
 
 } // namespace
@@ -630,4 +670,58 @@ TEST(FusePlan, LaunchConfigurationsWithSideEffectsAreRefused) {
   ASSERT_EQ(Why.size(), 2u);
   EXPECT_EQ(Why[1],
             "its launch configuration ('(g.x++, g)') may have side effects");
+}
+
+TEST(HybridTiles, AlongYTheLastRowsOfEachRegionLiveInRegisters) {
+  // blurY reads t at rows y - 1 .. y + 1: t's region is 32 x (8 + 2).
+  // Half of the 8 rows in registers.
+  YSplit S = splitAlongY("blurY", 4);
+  ASSERT_EQ(S.P.Plan.Groups.size(), 1u) << S.P.Why;
+  const FuseGroup &G = S.group();
+  const HybridPlan &H = S.H;
+  EXPECT_EQ(H.Axis, 1u);
+  ASSERT_TRUE(H.inRegisters(&G.Written[0])) << llvm::join(H.Kept, "; ");
+  const FuseStage &Producer = G.Stages[0], &Reader = G.Stages[1];
+  // The register rows follow each region's lower edge: rows 5..8 of t's
+  // -1..8, rows 4..7 of the reader's 0..7; one chunk spans 32 columns.
+  EXPECT_EQ(H.rowBase(Producer), 5);
+  EXPECT_EQ(H.rowBase(Reader), 4);
+  EXPECT_EQ(H.rowCount(Producer), 4);
+  EXPECT_EQ(H.chunkCount(Producer), 1u);
+  EXPECT_EQ(H.columnBase(Producer), 0);
+  EXPECT_EQ(H.idleLanes(Producer), 0);
+  EXPECT_TRUE(H.splits(G, 0) && H.splits(G, 1));
+  // The reader gathers the three rows it reads.
+  ASSERT_EQ(H.Sources.at(1).size(), 3u);
+  EXPECT_EQ(H.Sources.at(1)[0].lowest(1), -1);
+  EXPECT_EQ(H.Sources.at(1)[2].highest(1), 1);
+
+  // Split along x instead: every row of the region, the last chunk.
+  FuseTile T{2, 8, 4};
+  T.RegisterChunks = 1;
+  HybridPlan X = hybridPlan(G, T);
+  EXPECT_EQ(X.Axis, 0u);
+  EXPECT_EQ(X.rowBase(Producer), -1);
+  EXPECT_EQ(X.rowCount(Producer), 10);
+  EXPECT_EQ(X.columnBase(Producer), 32);
+}
+
+TEST(HybridTiles, AlongYARegionWiderThanTheTileTakesAnotherChunk) {
+  // blurX reads t at columns x - 1 .. x + 1: t's region is 34 columns
+  // wide, so a register row takes two chunks, aligned to its right edge
+  // (column 33), the first 30 lanes left of the region.
+  YSplit S = splitAlongY("blurX", 8);
+  ASSERT_EQ(S.P.Plan.Groups.size(), 1u) << S.P.Why;
+  const FuseGroup &G = S.group();
+  const HybridPlan &H = S.H;
+  ASSERT_TRUE(H.inRegisters(&G.Written[0])) << llvm::join(H.Kept, "; ");
+  const FuseStage &First = G.Stages[0], &Reader = G.Stages[1];
+  EXPECT_EQ(H.chunkCount(First), 2u);
+  EXPECT_EQ(H.columnBase(First), -31);
+  EXPECT_EQ(H.idleLanes(First), 30);
+  // The reader's region is the tile: one chunk, no idle lane, all 8 rows.
+  EXPECT_EQ(H.chunkCount(Reader), 1u);
+  EXPECT_EQ(H.idleLanes(Reader), 0);
+  EXPECT_EQ(H.rowBase(Reader), 0);
+  EXPECT_EQ(H.rowCount(First), 8);
 }

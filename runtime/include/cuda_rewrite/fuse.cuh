@@ -26,15 +26,21 @@ template <typename T, int Width> struct Tile {
   }
   /// Whether (X, Y) lies in the tile, of \p Rows rows.
   __device__ bool contains(int X, int Y, int Rows) const {
-    return X >= X0 && X < X0 + Width && Y >= Y0 && Y < Y0 + Rows;
+    return holdsColumn(X) && Y >= Y0 && Y < Y0 + Rows;
+  }
+  __device__ bool holdsColumn(int X) const {
+    return X >= X0 && X < X0 + Width;
   }
 };
 
 //===-- Hybrid tiling (PolyMage-GPU section 5) ---------------------------===//
 //
-// The right chunks of a hybrid tile live in registers: Regs[J][R] of lane L
-// holds the point at column Base + 32 J + L, row Row0 + R. A stage's point
-// in a register chunk first gathers the register points it reads (all lanes
+// Part of a hybrid tile lives in registers: Regs[J][R] of lane L holds the
+// point at column Base + 32 J + L, row Row0 + R. Split along x (SplitAxis
+// 0), the register chunks are the tile's right columns, every row; split
+// along y (SplitAxis 1), they are its bottom rows, every column, and the
+// lanes of chunk 0 left of the region compute nothing. A stage's point in a
+// register chunk first gathers the register points it reads (all lanes
 // together: shuffles need the whole warp), then runs its point function
 // with a Gathered view in place of the tile.
 
@@ -66,32 +72,39 @@ template <typename T, int N> struct Gathered {
 };
 
 /// The producer's point Shift (-31..0) columns left of this lane's, in
-/// chunk J, row Row, in an interior warp (Figure 7 of seed 000): this lane's
-/// register (type 1), another lane's in the chunk (type 3), in the chunk on
-/// the left (type 4), or the shared part at (X, Y) (type 2). J, Row and Shift
-/// are constants once the loops are unrolled.
-template <typename T, int Chunks, int Rows, typename SharedTile>
+/// chunk J, register row Row, in an interior warp (Figure 7 of seed 000):
+/// this lane's register (type 1), another lane's in the chunk (type 3), in
+/// the chunk on the left (type 4), or the shared part at (X, Y) (type 2):
+/// the columns left of chunk 0 (split along x) or the rows above row 0
+/// (split along y, Row < 0). J, Row and Shift are constants once the loops
+/// are unrolled.
+template <int SplitAxis = 0, typename T, int Chunks, int Rows,
+          typename SharedTile>
 __device__ __forceinline__ T registerRead(const T (&Regs)[Chunks][Rows], int J,
                                           int Row, int Shift, int Lane,
                                           const SharedTile &Shared, int X,
                                           int Y) {
+  if (SplitAxis == 1 && Row < 0) // Lanes left of the region have no column.
+    return Shared.holdsColumn(X) ? Shared(X, Y) : T();
+  const int R = Row < 0 ? 0 : Row;
   if (Shift == 0)
-    return Regs[J][Row];
+    return Regs[J][R];
   const int Source = (Lane + Shift) & 31;
-  const T Here = __shfl_sync(0xffffffffu, Regs[J][Row], Source);
-  if (J == 0)
-    return Lane + Shift >= 0 ? Here : Shared(X, Y);
-  const T Left =
-      __shfl_sync(0xffffffffu, Regs[J == 0 ? 0 : J - 1][Row], Source);
+  const T Here = __shfl_sync(0xffffffffu, Regs[J][R], Source);
+  if (J == 0) // Split along y, only lanes left of the region reach past it.
+    return Lane + Shift >= 0 || SplitAxis == 1 ? Here : Shared(X, Y);
+  const T Left = __shfl_sync(0xffffffffu, Regs[J == 0 ? 0 : J - 1][R], Source);
   return Lane + Shift >= 0 ? Here : Left;
 }
 
 /// The producer's point at (X, Y) in a border warp, where clamps move the
-/// coordinates: at most one chunk left of chunk J, in rows FirstRow ..
-/// FirstRow + Span of the register tile whose first point is (Column0,
-/// Row0), or in the shared part. Lanes whose point is not computed get a
-/// value they do not use.
-template <int Span, typename T, int Chunks, int Rows, typename SharedTile>
+/// coordinates: at most one chunk left of chunk J, in register rows
+/// FirstRow .. FirstRow + Span of the register part whose first point is
+/// (Column0, Row0), or in the shared part (left of it split along x, above
+/// it split along y). Lanes whose point is not computed get a value they
+/// do not use.
+template <int Span, int SplitAxis = 0, typename T, int Chunks, int Rows,
+          typename SharedTile>
 __device__ __forceinline__ T registerReadAt(const T (&Regs)[Chunks][Rows],
                                             int J, int FirstRow, int Column0,
                                             int Row0, const SharedTile &Shared,
@@ -101,6 +114,8 @@ __device__ __forceinline__ T registerReadAt(const T (&Regs)[Chunks][Rows],
   T Value = T();
 #pragma unroll
   for (int K = 0; K <= Span; ++K) {
+    if (FirstRow + K < 0) // A row of the shared part (split along y).
+      continue;
     const T Here = __shfl_sync(0xffffffffu, Regs[J][FirstRow + K], Source);
     const T Left =
         J == 0 ? T()
@@ -109,7 +124,12 @@ __device__ __forceinline__ T registerReadAt(const T (&Regs)[Chunks][Rows],
     if (Row == FirstRow + K)
       Value = (Offset >> 5) == J ? Here : Left;
   }
-  if (Offset < 0 && Shared.contains(X, Y, Rows))
+  // Split along y, the shared part is the rows from the tile's first to
+  // Row0 (a warp past the image's end clamps its reads far above them).
+  const bool InShared =
+      SplitAxis == 0 ? Offset < 0 && Shared.contains(X, Y, Rows)
+                     : Row < 0 && Shared.contains(X, Y, Row0 - Shared.Y0);
+  if (InShared)
     Value = Shared(X, Y);
   return Value;
 }

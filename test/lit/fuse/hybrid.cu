@@ -13,6 +13,15 @@
 // RUN: sed 's/hybrid(0.5)/hybrid(1)/' %s > %t.one.cu
 // RUN: %cuda-rewrite --remarks %t.one.cu -o %t.one.out.cu -- 2>&1 | FileCheck %s --check-prefix=ONE-REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.one.out.cu | FileCheck %s --check-prefix=ONE
+// Split along y (Appendix A of seed 003): the last rows of each region in
+// registers, half of them and all of them.
+// RUN: sed 's/hybrid(0.5)/hybrid(0.5, y)/' %s > %t.y.cu
+// RUN: %cuda-rewrite --remarks %t.y.cu -o %t.y.out.cu -- 2>&1 | FileCheck %s --check-prefix=HALFY-REMARK
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.y.out.cu | FileCheck %s --check-prefix=HALFY
+// RUN: %nvcc-compile %t.y.out.cu -o %t.y.o
+// RUN: sed 's/hybrid(0.5)/hybrid(1, y)/' %s > %t.oney.cu
+// RUN: %cuda-rewrite %t.oney.cu -o %t.oney.out.cu --
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.oney.out.cu | FileCheck %s --check-prefix=ONEY
 
 __host__ __device__ inline int clampTo(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
@@ -122,3 +131,40 @@ void run(const float *in, float *out, int W, int H) {
 // ONE:        // box over columns x0 + [0, 64), rows y0 + [0, 4) in registers:
 // ONE-NEXT:   // lane l of chunk j is column x0 + 32 * j + l (hybrid tiling).
 // ONE:                                  tmp_regs, j, r + 1, -2, lane, tmp_tile, x - 1, y));
+
+// hybrid(0.5, y): rows 2 and 3 of each region in registers. 'tmp' spans 66
+// columns (x0 - 1 .. x0 + 64), so a register row takes three chunks aligned
+// to its right edge, the first 30 lanes left of it; 'box' spans the tile.
+// HALFY-REMARK: remark: rewritten: 2 stages (blurX, box) {{.*}} 3168 bytes of shared memory per block; on chip: 'tmp'; in registers (hybrid tiling): 2 of 4 rows of 'tmp'; from tile(..); cost model: tile 64x4, 4 warps, registers 0.5 along y: cost {{.*}} [fuse]
+// HALFY:        constexpr int kTileW = 64, kTileH = 4, kWarps = 4;
+// HALFY-NEXT:   __shared__ float tmp_tiles[kWarps][3 * 66];
+// HALFY-NEXT:   float tmp_regs[3][2];
+// HALFY:        // blurX over columns x0 + [-1, 65), rows y0 + [-1, 2) (shared memory part).
+// HALFY:        // blurX over columns x0 + [-1, 65), rows y0 + [2, 4) in registers:
+// HALFY-NEXT:   // lane l of chunk j is column x0 - 31 + 32 * j + l (hybrid tiling; the first
+// HALFY-NEXT:   // 30 lanes of chunk 0 lie left of the region and compute nothing).
+// HALFY:              const int x = x0 - 31 + 32 * j + lane, y = y0 + 2 + r;
+// HALFY:              if (32 * j + lane >= 30 && interior)
+// HALFY:        // box over columns x0 + [0, 64), rows y0 + [0, 2) (shared memory part).
+// HALFY:        // box over columns x0 + [0, 64), rows y0 + [2, 4) in registers:
+// 'box' chunk j lies over 'tmp' chunk j + 1; its row r over 'tmp' row r, so
+// (x, y - 1) is row r - 1, in the shared rows above for r = 0 (type 2).
+// HALFY:              if (interior) {
+// HALFY-NEXT:         tmp_read.set(0, x, y - 1,
+// HALFY-NEXT:                      cuda_rewrite::fuse::registerRead<1>(
+// HALFY-NEXT:                          tmp_regs, j + 1, r - 1, -1, lane, tmp_tile, x, y - 1));
+// HALFY:              tmp_read.set(3, x + 1, y,
+// HALFY-NEXT:                      cuda_rewrite::fuse::registerRead<1>(
+// HALFY-NEXT:                          tmp_regs, j + 1, r, 0, lane, tmp_tile, x + 1, y));
+// HALFY:                  cuda_rewrite::fuse::registerReadAt<1, 1>(
+// HALFY-NEXT:                  tmp_regs, j + 1, r - 1, x0 - 31, y0 + 2, tmp_tile, sx, sy));
+
+// hybrid(1, y): every row of the tile in registers; the shared part is the
+// row of overlap above it, and 'box' has no shared part.
+// ONEY:        __shared__ float tmp_tiles[kWarps][1 * 66];
+// ONEY-NEXT:   float tmp_regs[3][4];
+// ONEY:        // blurX over columns x0 + [-1, 65), rows y0 + [-1, 0) (shared memory part).
+// ONEY:        // blurX over columns x0 + [-1, 65), rows y0 + [0, 4) in registers:
+// ONEY:        __syncwarp();
+// ONEY-NOT:    (shared memory part)
+// ONEY:        // box over columns x0 + [0, 64), rows y0 + [0, 4) in registers:
