@@ -170,41 +170,38 @@ __global__ void blurZ(const float *__restrict__ in, float *__restrict__ out,
   }
 }
 
-/// Stage 4: both sums blurred along x.
+/// Stage 4: the sums blurred along x, one plane (sum or count, at a level)
+/// per blockIdx.z.
 __global__ void blurX(const float *__restrict__ in, float *__restrict__ out,
                       int GW, int GH) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  int z = blockIdx.z;
+  int p = blockIdx.z;
   if (x >= GW || y >= GH)
     return;
-  for (int c = 0; c < 2; ++c) {
-    const int row = ((c * kGridZ + z) * GH + y) * GW;
-    out[row + x] = in[row + image::clamp(x - 2, 0, GW - 1)] +
-                   4.f * in[row + image::clamp(x - 1, 0, GW - 1)] +
-                   6.f * in[row + x] +
-                   4.f * in[row + image::clamp(x + 1, 0, GW - 1)] +
-                   in[row + image::clamp(x + 2, 0, GW - 1)];
-  }
+  const int row = (p * GH + y) * GW;
+  out[row + x] = in[row + image::clamp(x - 2, 0, GW - 1)] +
+                 4.f * in[row + image::clamp(x - 1, 0, GW - 1)] +
+                 6.f * in[row + x] +
+                 4.f * in[row + image::clamp(x + 1, 0, GW - 1)] +
+                 in[row + image::clamp(x + 2, 0, GW - 1)];
 }
 
-/// Stage 5: both sums blurred along y.
+/// Stage 5: the sums blurred along y, one plane per blockIdx.z.
 __global__ void blurY(const float *__restrict__ in, float *__restrict__ out,
                       int GW, int GH) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  int z = blockIdx.z;
+  int p = blockIdx.z;
   if (x >= GW || y >= GH)
     return;
-  for (int c = 0; c < 2; ++c) {
-    const int layer = (c * kGridZ + z) * GH;
-    out[(layer + y) * GW + x] =
-        in[(layer + image::clamp(y - 2, 0, GH - 1)) * GW + x] +
-        4.f * in[(layer + image::clamp(y - 1, 0, GH - 1)) * GW + x] +
-        6.f * in[(layer + y) * GW + x] +
-        4.f * in[(layer + image::clamp(y + 1, 0, GH - 1)) * GW + x] +
-        in[(layer + image::clamp(y + 2, 0, GH - 1)) * GW + x];
-  }
+  const int layer = p * GH;
+  out[(layer + y) * GW + x] =
+      in[(layer + image::clamp(y - 2, 0, GH - 1)) * GW + x] +
+      4.f * in[(layer + image::clamp(y - 1, 0, GH - 1)) * GW + x] +
+      6.f * in[(layer + y) * GW + x] +
+      4.f * in[(layer + image::clamp(y + 1, 0, GH - 1)) * GW + x] +
+      in[(layer + image::clamp(y + 2, 0, GH - 1)) * GW + x];
 }
 
 /// Stage 6: sum blockIdx.z of the blurred grid, trilinearly interpolated at
@@ -263,6 +260,8 @@ static void runBilateralGrid(const float *In, float *Out, int W, int H) {
   const dim3 Pixels = image::grid(Block, W, H);
   dim3 Cells = image::grid(Block, GW, GH);
   Cells.z = kGridZ;
+  dim3 CellPlanes = Cells; // Sums and counts, every level.
+  CellPlanes.z = 2 * kGridZ;
   dim3 SlicePlanes = Pixels;
   SlicePlanes.z = 2;
   const size_t ImageBytes = size_t(W) * H * sizeof(float);
@@ -280,8 +279,8 @@ static void runBilateralGrid(const float *In, float *Out, int W, int H) {
     clampInput<<<Pixels, Block>>>(In, Clamped, W, H);
     buildGrid<<<Cells, Block>>>(Clamped, Grid, W, H, GW, GH);
     blurZ<<<Cells, Block>>>(Grid, BlurredZ, GW, GH);
-    blurX<<<Cells, Block>>>(BlurredZ, BlurredX, GW, GH);
-    blurY<<<Cells, Block>>>(BlurredX, BlurredY, GW, GH);
+    blurX<<<CellPlanes, Block>>>(BlurredZ, BlurredX, GW, GH);
+    blurY<<<CellPlanes, Block>>>(BlurredX, BlurredY, GW, GH);
     slice<<<SlicePlanes, Block>>>(Clamped, BlurredY, Sliced, W, H, GW, GH);
     normalize<<<Pixels, Block>>>(Sliced, Out, W, H);
   }
