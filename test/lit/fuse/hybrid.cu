@@ -71,7 +71,11 @@ void run(const float *in, float *out, int W, int H) {
 // HALF:        constexpr int kTileW = 64, kTileH = 4, kWarps = 4, kChunks = 1;
 // HALF-NEXT:   __shared__ float tmp_tiles[kWarps][5 * 34];
 // HALF-NEXT:   float tmp_regs[kChunks][5];
-// HALF:        // blurX over columns x0 + [-1, 33), rows y0 + [-1, 4) (shared memory part).
+// The shared part's 34 columns: the halo columns and a lane per column of
+// the tile's first chunk.
+// HALF:        // blurX over columns x0 + [-1, 0), rows y0 + [-1, 4), the halo on the left
+// HALF:        // blurX over columns x0 + [0, 32), rows y0 + [-1, 4) (shared memory part).
+// HALF:        // blurX over columns x0 + [32, 33), rows y0 + [-1, 4), the halo on the right
 // Register chunks of 'tmp' follow its region's right edge (x0 + 65).
 // HALF:        // blurX over columns x0 + [33, 65), rows y0 + [-1, 4) in registers:
 // HALF-NEXT:   // lane l of chunk j is column x0 + 33 + 32 * j + l (hybrid tiling).
@@ -139,7 +143,9 @@ void run(const float *in, float *out, int W, int H) {
 // HALFY:        constexpr int kTileW = 64, kTileH = 4, kWarps = 4;
 // HALFY-NEXT:   __shared__ float tmp_tiles[kWarps][3 * 66];
 // HALFY-NEXT:   float tmp_regs[3][2];
-// HALFY:        // blurX over columns x0 + [-1, 65), rows y0 + [-1, 2) (shared memory part).
+// HALFY:        // blurX over columns x0 + [-1, 0), rows y0 + [-1, 2), the halo on the left
+// HALFY:        // blurX over columns x0 + [0, 64), rows y0 + [-1, 2) (shared memory part).
+// HALFY:        // blurX over columns x0 + [64, 65), rows y0 + [-1, 2), the halo on the right
 // HALFY:        // blurX over columns x0 + [-1, 65), rows y0 + [2, 4) in registers:
 // HALFY-NEXT:   // lane l of chunk j is column x0 - 31 + 32 * j + l (hybrid tiling; the first
 // HALFY-NEXT:   // 30 lanes of chunk 0 lie left of the region and compute nothing).

@@ -79,7 +79,9 @@ void run(const float *in, float *out, int W, int H) {
 // The inlined box's clamp is part of what makes a warp interior.
 // CHECK:        const bool interior =
 // CHECK:        x0 + 32 <= W - 2
-// CHECK:        // diff over columns x0 + [-1, 33), rows y0 + [0, 16).
+// CHECK:        // diff over columns x0 + [-1, 0), rows y0 + [0, 16), the halo on the left.
+// CHECK:        // diff over columns x0 + [0, 32), rows y0 + [0, 16).
+// CHECK:        // diff over columns x0 + [32, 33), rows y0 + [0, 16), the halo on the right.
 // CHECK:        const auto s_at = [&](bool interior, int x, int y) {
 // CHECK-NEXT:     return square_at(interior, x, y, d, s, W, H, d_tile);
 // CHECK:        const auto b_at = [&](bool interior, int x, int y) {

@@ -96,7 +96,8 @@ void run(const float *in, const int *from, float *out, float *kept, int W,
 // CHECK-NEXT:             cuda_rewrite::fuse::Tile<float, 33> out_tile) {
 // CHECK:        cuda_rewrite::fuse::keepAndStore(
 // CHECK-NEXT:       out_tile(x, y), own ? &out[y * W + x] : nullptr, in[y * W + x + 1]);
-// CHECK:        // right over columns x0 + [0, 33), rows y0 + [0, 16).
+// CHECK:        // right over columns x0 + [0, 32), rows y0 + [0, 16).
+// CHECK:        // right over columns x0 + [32, 33), rows y0 + [0, 16), the halo on the right.
 // CHECK:          right_point<false>(
 // CHECK-NEXT:           x, y, x >= x0 && x < x0 + kTileW && y >= y0 && y < y0 + kTileH, d,
 // CHECK-NEXT:           kept, W, H, kept_tile);

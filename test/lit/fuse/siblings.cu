@@ -46,9 +46,12 @@ void run(const float *in, float *out, int W, int H) {
   cudaFree(gy);
 }
 
-// CHECK:        // gradX and gradY over columns x0 + [-1, 33), rows y0 + [0, 8).
-// CHECK-NEXT:   for (int i = lane; i < 34 * 8; i += 32) {
-// CHECK-NEXT:     const int x = x0 - 1 + i % 34, y = y0 + i / 34;
+// The region's 34 columns: a loop for the halo column on either side, a
+// lane per column of the tile's 32 (rows unrolled in interior warps).
+// CHECK:        // gradX and gradY over columns x0 + [-1, 0), rows y0 + [0, 8), the halo on
+// CHECK-NEXT:   // the left.
+// CHECK-NEXT:   for (int i = lane; i < 1 * 8; i += 32) {
+// CHECK-NEXT:     const int x = x0 - 1, y = y0 + i;
 // CHECK-NEXT:     if (interior) {
 // CHECK-NEXT:       gradX_point<true>(x, y, in, gx, W, H, gx_tile);
 // CHECK-NEXT:       gradY_point<true>(x, y, in, gy, W, H, gy_tile);
@@ -57,5 +60,16 @@ void run(const float *in, float *out, int W, int H) {
 // CHECK-NEXT:       gradY_point<false>(x, y, in, gy, W, H, gy_tile);
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
-// CHECK-NEXT:   __syncwarp();
+// CHECK-NEXT:   // gradX and gradY over columns x0 + [0, 32), rows y0 + [0, 8).
+// CHECK-NEXT:   if (interior) {
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:     for (int r = 0; r < 8; ++r)
+// CHECK:            const int x = x0 + c + lane, y = y0 + r;
+// CHECK-NEXT:       gradX_point<true>(x, y, in, gx, W, H, gx_tile);
+// CHECK-NEXT:       gradY_point<true>(x, y, in, gy, W, H, gy_tile);
+// CHECK:        // gradX and gradY over columns x0 + [32, 33), rows y0 + [0, 8), the halo on
+// CHECK-NEXT:   // the right.
+// CHECK-NEXT:   for (int i = lane; i < 1 * 8; i += 32) {
+// CHECK-NEXT:     const int x = x0 + 32, y = y0 + i;
+// CHECK:        __syncwarp();
 // CHECK-NEXT:   // magnitude over the warp's tile.
