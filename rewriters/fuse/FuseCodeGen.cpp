@@ -449,16 +449,19 @@ private:
     if (!offsets(K->getBody()->getSourceRange(), BodyBegin, BodyEnd))
       return "";
     std::string Body = applied(File, BodyBegin, BodyEnd, Edits);
-    // Locals only the rewritten indices used (`const int plane = c * H;`)
-    // would be unused now: their declarations go too.
+    // Locals only the rewritten indices used (`const int plane = c * H;`,
+    // `const int here = .., left = ..;`) would be unused now: a declaration
+    // all of whose variables are goes too.
     bool Removed = false;
     for (const DeclStmt *D : LocalDecls) {
-      const auto *V = cast<VarDecl>(D->getSingleDecl());
-      if (V->getInit() && !pure(V->getInit()))
-        continue;
-      std::string Decl = applied(File, offsetOf(D->getBeginLoc()),
+      std::string Text = applied(File, offsetOf(D->getBeginLoc()),
                                  offsetOf(D->getEndLoc()) + 1, Edits);
-      if (usesOf(Body, V->getName()) == usesOf(Decl, V->getName())) {
+      bool Unused = llvm::all_of(D->decls(), [&](const Decl *Each) {
+        const auto *V = cast<VarDecl>(Each);
+        return (!V->getInit() || pure(V->getInit())) &&
+               usesOf(Body, V->getName()) == usesOf(Text, V->getName());
+      });
+      if (Unused) {
         if (!removeStatement(D, File, Edits))
           return "";
         Removed = true;
@@ -525,7 +528,8 @@ private:
         CoordinateDecls.push_back(DS);
         return true;
       }
-      if (DS->isSingleDecl() && isa<VarDecl>(DS->getSingleDecl()))
+      if (llvm::all_of(DS->decls(),
+                       [](const Decl *D) { return isa<VarDecl>(D); }))
         LocalDecls.push_back(DS);
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(St);
@@ -1232,13 +1236,17 @@ private:
             B && B->Producer == I &&
             !llvm::is_contained(Readers, G.Stages[C].Kernel->getNameAsString()))
           Readers.push_back(G.Stages[C].Kernel->getNameAsString());
-    return llvm::formatv("  // {0}, computed where {1} read{2} it.\n"
-                         "  const auto {3} = [&](bool interior, int x, int y) "
-                         "{{\n    return {4}(interior, {5});\n  };\n",
-                         S.Kernel->getNameAsString(), llvm::join(Readers, ", "),
-                         Readers.size() == 1 ? "s" : "",
-                         valueName(writtenBy(I)), pointName(I),
-                         llvm::join(Args, ", "))
+    // Register loops define their own copy of a lambda that reads register
+    // points; the kernel's is unused where its readers have no shared part.
+    const bool Shadowed = Views.empty() && readsRegisters(I);
+    return llvm::formatv(
+               "  // {0}, computed where {1} read{2} it.\n"
+               "  {6}const auto {3} = [&](bool interior, int x, int y) "
+               "{{\n    return {4}(interior, {5});\n  };\n",
+               S.Kernel->getNameAsString(), llvm::join(Readers, ", "),
+               Readers.size() == 1 ? "s" : "", valueName(writtenBy(I)),
+               pointName(I), llvm::join(Args, ", "),
+               Shadowed ? "[[maybe_unused]] " : "")
         .str();
   }
 

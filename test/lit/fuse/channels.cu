@@ -41,7 +41,7 @@ __global__ void sharpen(const float *in, const float *blurred, float *out,
   if (x >= W || y >= H)
     return;
   const int i = (c * H + y) * W + x;
-  const int above = (c * H + clampTo(y - 1, 0, H - 1)) * W + x;
+  const int plane = c * H, above = (plane + clampTo(y - 1, 0, H - 1)) * W + x;
   out[i] = (1.f + weight) * in[i] - weight * (blurred[i] + blurred[above]);
 }
 
@@ -106,8 +106,8 @@ void tinted(const float *in, const float *mask, float *out, int W, int H,
 // CHECK:        out_tile(x, y) =
 // CHECK-NEXT:       in[(c * H + (Interior ? y + 2 : clampTo(y + 2, 0, H - 1))) * W + x];
 // CHECK:      sharpen_point(int x, int y, int c, const float *in, const float *blurred,
-// The row above is read through its own local, which the rewritten read no
-// longer needs: the local goes.
+// The row above is read through locals (two in one declaration) that the
+// rewritten read no longer needs: the declaration goes.
 // CHECK:        const int i = (c * H + y) * W + x;
 // CHECK-NEXT:   out[i] =
 // CHECK-NEXT:       (1.f + weight) * in[i] -
