@@ -64,6 +64,14 @@ Error EditSet::removeLines(SourceLocation Begin, SourceLocation End) {
   LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
   size_t LineEnd = Buffer.find('\n', *EndOffset);
   LineEnd = LineEnd == StringRef::npos ? Buffer.size() : LineEnd + 1;
+  StringRef Before = Buffer.slice(LineStart, *BeginOffset);
+  StringRef After = Buffer.slice(*EndOffset, LineEnd);
+  if (!Before.trim().empty() || !After.trim().empty()) {
+    // Something else shares the lines (another statement, a comment after
+    // the range): only the range goes, with the blanks after it.
+    size_t Blanks = After.size() - After.ltrim(" \t").size();
+    return add(*BeginOffset, *EndOffset - *BeginOffset + unsigned(Blanks), "");
+  }
   return add(LineStart, LineEnd - LineStart, "");
 }
 

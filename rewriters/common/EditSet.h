@@ -32,7 +32,10 @@ public:
   }
   llvm::Error insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
 
-  /// Removes the whole lines [Begin's line, End's line], newline included.
+  /// Removes the whole lines [Begin's line, End's line], newline included,
+  /// where nothing but blanks lies outside [Begin, End) on them; else only
+  /// [Begin, End) and the blanks after it (a comment or another statement
+  /// on the line stays).
   llvm::Error removeLines(clang::SourceLocation Begin,
                           clang::SourceLocation End);
 

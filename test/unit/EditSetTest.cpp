@@ -107,10 +107,22 @@ TEST_F(EditSetTest, DefinitionsAreEmittedOnceAndSorted) {
             "two different definitions generated for 'a'");
 }
 
+TEST_F(EditSetTest, RemoveLinesKeepsWhatElseIsOnTheLine) {
+  // `p[0] = 1` with the `;` after it on its line: only the range goes.
+  EditSet Edits(*SM);
+  unsigned Line = offsetOf("  p[0]");
+  ASSERT_FALSE(bool(Edits.removeLines(at(Line + 2), at(Line + 10))));
+  EXPECT_EQ(apply(Edits), "#define TWICE(x) ((x) + (x))\n"
+                          "__global__ void k(int *p) {\n"
+                          "  ;\n"
+                          "  p[1] = TWICE(2);\n"
+                          "}\n");
+}
+
 TEST_F(EditSetTest, RemoveLinesTakesTheNewline) {
   EditSet Edits(*SM);
   unsigned Line = offsetOf("  p[0]");
-  ASSERT_FALSE(bool(Edits.removeLines(at(Line + 4), at(Line + 6))));
+  ASSERT_FALSE(bool(Edits.removeLines(at(Line + 2), at(Line + 11))));
   EXPECT_EQ(apply(Edits), "#define TWICE(x) ((x) + (x))\n"
                           "__global__ void k(int *p) {\n"
                           "  p[1] = TWICE(2);\n"

@@ -79,7 +79,7 @@ void reordered(const float *in, const float *other, const int *from,
 #pragma cuda_rewrite fuse tile(1, 8)
   {
     // REMARK-DAG: hoisted.cu:[[@LINE+1]]:5: remark: rewritten: 3 stages (smooth, smooth, combine) run as fused_smooth_to_combine_[[#]]::kernel: {{.*}} on chip: 'u', 'v'; {{.*}} [fuse]
-    smooth<<<grid, block>>>(in, u, W, H);
+    smooth<<<grid, block>>>(in, u, W, H); // u: the first pass.
     gather<<<grid, block>>>(other, from, g, W, H);
     smooth<<<grid, block>>>(u, v, W, H);
     combine<<<grid, block>>>(v, g, out, W, H);
@@ -104,7 +104,9 @@ void reordered(const float *in, const float *other, const int *from,
 // CHECK-NEXT:   combine<<<grid, block>>>(t, g, out, W, H);
 // The moved launch runs in the fallback before the group's others; the
 // group takes the place of its last launch, after the gather.
+// The moved launch's line goes, but not the comment after it.
 // CHECK:      {
+// CHECK-NEXT:   // u: the first pass.
 // CHECK-NEXT:   gather<<<grid, block>>>(other, from, g, W, H);
 // CHECK-NEXT:   if (!fused_smooth_to_combine_{{[0-9]+}}::launch(
 // CHECK:          smooth<<<grid, block>>>(in, u, W, H);
