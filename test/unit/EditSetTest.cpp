@@ -107,24 +107,17 @@ TEST_F(EditSetTest, DefinitionsAreEmittedOnceAndSorted) {
             "two different definitions generated for 'a'");
 }
 
-TEST_F(EditSetTest, RemoveLinesKeepsWhatElseIsOnTheLine) {
-  // `p[0] = 1` with the `;` after it on its line: only the range goes.
-  EditSet Edits(*SM);
+TEST_F(EditSetTest, RemoveLinesTakesTheNewlineUnlessTheLineHoldsMore) {
   unsigned Line = offsetOf("  p[0]");
-  ASSERT_FALSE(bool(Edits.removeLines(at(Line + 2), at(Line + 10))));
-  EXPECT_EQ(apply(Edits), "#define TWICE(x) ((x) + (x))\n"
-                          "__global__ void k(int *p) {\n"
-                          "  ;\n"
-                          "  p[1] = TWICE(2);\n"
-                          "}\n");
-}
-
-TEST_F(EditSetTest, RemoveLinesTakesTheNewline) {
-  EditSet Edits(*SM);
-  unsigned Line = offsetOf("  p[0]");
-  ASSERT_FALSE(bool(Edits.removeLines(at(Line + 2), at(Line + 11))));
-  EXPECT_EQ(apply(Edits), "#define TWICE(x) ((x) + (x))\n"
-                          "__global__ void k(int *p) {\n"
-                          "  p[1] = TWICE(2);\n"
-                          "}\n");
+  auto Removed = [&](unsigned From, unsigned To) {
+    EditSet Edits(*SM);
+    EXPECT_FALSE(bool(Edits.removeLines(at(Line + From), at(Line + To))));
+    return apply(Edits);
+  };
+  const std::string Head = "#define TWICE(x) ((x) + (x))\n"
+                           "__global__ void k(int *p) {\n";
+  // `p[0] = 1;`: its whole line goes.
+  EXPECT_EQ(Removed(2, 11), Head + "  p[1] = TWICE(2);\n}\n");
+  // `p[0] = 1` with its `;` left on the line: only the range goes.
+  EXPECT_EQ(Removed(2, 10), Head + "  ;\n  p[1] = TWICE(2);\n}\n");
 }
