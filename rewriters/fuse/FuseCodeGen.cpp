@@ -1326,7 +1326,7 @@ private:
     }
     Flush();
     return llvm::formatv(
-               "__global__ void __launch_bounds__({0}) kernel({1}, int "
+               "__global__ void __launch_bounds__({0}) kernel({1}{14}, int "
                "extentX, "
                "int extentY) {{\n"
                "  constexpr int kTileW = {2}, kTileH = {3}, kWarps = {4}{10};\n"
@@ -1342,7 +1342,7 @@ private:
                Hybrid.InRegisters.empty() || Hybrid.Axis
                    ? ""
                    : ", kChunks = " + std::to_string(Hybrid.Chunks),
-               tableCopies(), TileX, TileY)
+               tableCopies(), TileX, TileY, tableSources(true))
         .str();
   }
 
@@ -1402,8 +1402,42 @@ private:
     for (const StagedTable &T : Tables)
       Text += llvm::formatv("  for (int i = threadIdx.x; i < {0}; i += "
                             "blockDim.x)\n    {1}[i] = {2}[i];\n",
-                            T.Elements, T.Name, T.Var->getNameAsString());
+                            T.Elements, T.Name, sourceName(T));
     return Text.empty() ? "" : Text + "  __syncthreads();\n";
+  }
+
+  /// A staged table's device address, which the kernel copies it from with
+  /// global loads: coalesced, where reading the `__constant__` array would
+  /// make the constant cache serve the lanes' addresses one at a time.
+  static std::string sourceName(const StagedTable &T) {
+    return T.Var->getNameAsString() + "_source";
+  }
+
+  /// ", const float *__restrict__ t_source" per staged table (the kernel's
+  /// parameters), or ", t_source" (the launch's arguments).
+  std::string tableSources(bool Declared) {
+    std::string Text;
+    for (const StagedTable &T : Tables)
+      Text += ", " +
+              (Declared ? "const " + T.ElementType + " *__restrict__ " : "") +
+              sourceName(T);
+    return Text;
+  }
+
+  /// The launcher's lookups of the staged tables' device addresses (each
+  /// launch: the address is the current device's).
+  std::string tableLookups() {
+    std::string Text;
+    for (const StagedTable &T : Tables)
+      Text += llvm::formatv(
+          "  const {0} *{1} = nullptr;\n"
+          "  if (cudaGetSymbolAddress((void **)&{1}, {2}) != cudaSuccess)\n"
+          "    return false;\n",
+          T.ElementType, sourceName(T), T.Var->getNameAsString());
+    return Text.empty() ? ""
+                        : "  // The constant tables the kernel copies to "
+                          "shared memory, as device\n  // addresses.\n" +
+                              Text;
   }
 
   std::string launcher() {
@@ -1473,14 +1507,15 @@ private:
                "  const long long tilesY = (extentY + {3} - 1) / {3};\n"
                "{9}"
                "{8}"
-               "  kernel<<<fusedGrid, {5}, 0, stream>>>({6}, int(extentX), "
+               "{10}"
+               "  kernel<<<fusedGrid, {5}, 0, stream>>>({6}{11}, int(extentX), "
                "int(extentY));\n"
                "  return true;\n"
                "}\n",
                declaredParams(),
                ZGlobal ? "(long long)grid.z * block.z" : "grid.z", Checks,
                T.Rows * T.Warps, T.width(), 32 * T.Warps, paramNames(), Grids,
-               CoverageChecks, fusedGrid())
+               CoverageChecks, fusedGrid(), tableLookups(), tableSources(false))
         .str();
   }
 

@@ -50,9 +50,18 @@ void run(const float *in, float *out, int W, int H) {
 // CHECK-NOT:  gain_staged
 // CHECK:      return gain[c] * in[(c * H + y) * W + x];
 // CHECK:      out[i] = curve_staged[clampTo(int(in_at(Interior, x, y)), 0, 255)] + gain[c];
-// Every thread copies its share before any warp reads the table.
+// Every thread copies its share before any warp reads the table, from the
+// table's device address (global loads: coalesced, where the constant
+// cache would serve the lanes' distinct addresses one at a time).
 // CHECK:      __global__ void __launch_bounds__(128)
+// CHECK:        const float *__restrict__ curve_source, int extentX, int extentY) {
 // CHECK:        for (int i = threadIdx.x; i < 256; i += blockDim.x)
-// CHECK-NEXT:     curve_staged[i] = curve[i];
+// CHECK-NEXT:     curve_staged[i] = curve_source[i];
 // CHECK-NEXT:   __syncthreads();
 // CHECK-NEXT:   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+// The launcher looks the address up at each launch (it is the current
+// device's) and runs the original launches if it cannot.
+// CHECK:        const float *curve_source = nullptr;
+// CHECK-NEXT:   if (cudaGetSymbolAddress((void **)&curve_source, curve) != cudaSuccess)
+// CHECK-NEXT:     return false;
+// CHECK-NEXT:   kernel<<<fusedGrid, 128, 0, stream>>>(in, s, W, H, out, curve_source,
