@@ -197,7 +197,8 @@ private:
     }
     if (!llvm::is_contained(Result.Writes, Buffer))
       Result.Writes.push_back(Buffer);
-    Result.Stores.push_back(withStrides({Buffer, *At, ASE->getExprLoc()}));
+    Result.Stores.push_back(
+        withStrides({Buffer, *At, ASE->getExprLoc(), {}, {}}));
   }
 
   /// A `__constant__` or const global array: a small table (weights, a
@@ -224,7 +225,7 @@ private:
     if (!At)
       return;
     Result.Reads.push_back(
-        withStrides({Buffer, std::move(*At), ASE->getExprLoc()}));
+        withStrides({Buffer, std::move(*At), ASE->getExprLoc(), {}, {}}));
   }
 
   /// \p R with the strides coordinates() found for its index.
