@@ -24,15 +24,6 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
   out[y * W + x] = in[clampTo(y - 1, 0, H - 1) * W + x] + in[y * W + x] +
                    in[clampTo(y + 1, 0, H - 1) * W + x];
 }
-// Reads columns x - 1 .. x + 1, clamped.
-__global__ void blurX(const float *in, float *out, int W, int H) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= W || y >= H)
-    return;
-  out[y * W + x] = in[y * W + clampTo(x - 1, 0, W - 1)] +
-                   in[y * W + clampTo(x + 1, 0, W - 1)];
-}
 // Reads columns x - 2 .. x + 1 inside a guard that keeps them in [0, W).
 __global__ void inside(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -707,10 +698,10 @@ TEST(HybridTiles, AlongYTheLastRowsOfEachRegionLiveInRegisters) {
 }
 
 TEST(HybridTiles, AlongYARegionWiderThanTheTileTakesAnotherChunk) {
-  // blurX reads t at columns x - 1 .. x + 1: t's region is 34 columns
+  // 'inside' reads t at columns x - 2 and x + 1: t's region is 35 columns
   // wide, so a register row takes two chunks, aligned to its right edge
-  // (column 33), the first 30 lanes left of the region.
-  YSplit S = splitAlongY("blurX", 8);
+  // (column 33), the first 29 lanes left of the region.
+  YSplit S = splitAlongY("inside", 8);
   ASSERT_EQ(S.P.Plan.Groups.size(), 1u) << S.P.Why;
   const FuseGroup &G = S.group();
   const HybridPlan &H = S.H;
@@ -718,7 +709,7 @@ TEST(HybridTiles, AlongYARegionWiderThanTheTileTakesAnotherChunk) {
   const FuseStage &First = G.Stages[0], &Reader = G.Stages[1];
   EXPECT_EQ(H.chunkCount(First), 2u);
   EXPECT_EQ(H.columnBase(First), -31);
-  EXPECT_EQ(H.idleLanes(First), 30);
+  EXPECT_EQ(H.idleLanes(First), 29);
   // The reader's region is the tile: one chunk, no idle lane, all 8 rows.
   EXPECT_EQ(H.chunkCount(Reader), 1u);
   EXPECT_EQ(H.idleLanes(Reader), 0);
