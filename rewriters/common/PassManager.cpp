@@ -2,6 +2,7 @@
 
 #include "rewriters/common/PassManager.h"
 #include "rewriters/fuse/FusePass.h"
+#include "rewriters/pipeline/PipelinePass.h"
 #include "rewriters/promote/PromotePass.h"
 #include "rewriters/systolic/SystolicPass.h"
 
@@ -49,7 +50,7 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts) {
   std::vector<const Candidate *> AggregateSites, ChainKernels, StencilKernels,
-      FuseBlocks;
+      FuseBlocks, PipelineEntries, PipelineStages;
   for (const Candidate &C : Candidates) {
     std::string Reason = reasonToSkip(C, Opts);
     if (!Reason.empty()) {
@@ -65,11 +66,16 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
       StencilKernels.push_back(&C);
     else if (passFor(C.Kind) == PassId::Fuse)
       FuseBlocks.push_back(&C);
+    else if (C.Kind == CandidateKind::PipelineEntry)
+      PipelineEntries.push_back(&C);
+    else
+      PipelineStages.push_back(&C);
   }
   return runAggregatePass(Context, AggregateSites, Opts.AggregateGranularity) &&
          runPromotePass(Context, ChainKernels) &&
          runSystolicPass(Context, StencilKernels) &&
-         runFusePass(Context, FuseBlocks);
+         runFusePass(Context, FuseBlocks) &&
+         runPipelinePass(Context, PipelineEntries, PipelineStages);
 }
 
 } // namespace cuda_rewrite

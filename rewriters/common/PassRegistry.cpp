@@ -22,7 +22,7 @@ static const PassInfo Passes[] = {
      "(PolyMage-GPU)",
      true},
     {PassId::Pipeline, "pipeline",
-     "run stage pipelines under an execution model (VersaPipe)", false},
+     "run stage pipelines under an execution model (VersaPipe)", true},
 };
 
 ArrayRef<PassInfo> allPasses() { return Passes; }

@@ -2,6 +2,7 @@
 
 #include "rewriters/fuse/FuseCodeGen.h"
 #include "rewriters/common/SourceLines.h"
+#include "rewriters/common/TextEdits.h"
 #include "rewriters/fuse/HybridTiles.h"
 #include "rewriters/fuse/StagedTables.h"
 
@@ -68,13 +69,6 @@ unsigned elementBytes(const FuseGroup &G, const FuseBuffer &B,
 /// A host argument of the group's launches, passed on as a parameter.
 struct HostParam {
   std::string Text, Name, Type;
-};
-
-/// Edits of a stage's body, in file offsets; outer edits replace the inner
-/// ones they cover.
-struct TextEdit {
-  unsigned Begin, End;
-  std::string Text;
 };
 
 class GroupWriter {
@@ -307,23 +301,10 @@ private:
     return true;
   }
 
-  /// The text of [Begin, End) of the stage's file with \p Edits applied
-  /// (those inside it; an edit inside another is dropped).
+  /// The text of [Begin, End) of the stage's file with \p Edits applied.
   std::string applied(FileID File, unsigned Begin, unsigned End,
                       std::vector<TextEdit> Edits) {
-    llvm::sort(Edits, [](const TextEdit &A, const TextEdit &B) {
-      return A.Begin < B.Begin || (A.Begin == B.Begin && A.End > B.End);
-    });
-    llvm::StringRef Buffer = SM.getBufferData(File);
-    std::string Out;
-    unsigned At = Begin;
-    for (const TextEdit &E : Edits) {
-      if (E.Begin < At || E.End > End)
-        continue;
-      Out += Buffer.slice(At, E.Begin).str() + E.Text;
-      At = E.End;
-    }
-    return Out + Buffer.slice(At, End).str();
+    return applyTextEdits(SM.getBufferData(File), Begin, End, std::move(Edits));
   }
 
   /// `(Scale * V + Add) / Divisor + Offset` for read coordinate \p C,
@@ -1566,29 +1547,11 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
   return Bytes;
 }
 
-/// \p Code laid out in LLVM style: the point functions' signatures and the
-/// launch lines are long, and reviewers read the generated code.
-static std::string formatted(const std::string &Code,
-                             unsigned ColumnLimit = 80) {
-  format::FormatStyle Style = format::getLLVMStyle();
-  Style.Language = format::FormatStyle::LK_Cpp;
-  Style.ColumnLimit = ColumnLimit;
-  tooling::Replacements Changes = format::reformat(
-      Style, Code, {tooling::Range(0, unsigned(Code.size()))}, "fused.cu");
-  llvm::Expected<std::string> Result =
-      tooling::applyAllReplacements(Code, Changes);
-  if (!Result) {
-    llvm::consumeError(Result.takeError());
-    return Code; // Unformatted, but the same code.
-  }
-  return *Result;
-}
-
 std::string fallbackGuard(const std::string &Call, unsigned Indent) {
   // An empty block keeps its braces on two lines in LLVM style: the
   // closing one is the caller's.
-  std::string Text =
-      formatted("if (!" + Call + ") {\n}\n", Indent < 40 ? 80 - Indent : 40);
+  std::string Text = formatLLVMStyle("if (!" + Call + ") {\n}\n",
+                                     Indent < 40 ? 80 - Indent : 40);
   Text = llvm::StringRef(Text).rtrim().drop_back().rtrim().str();
   std::string Out;
   for (llvm::StringRef Line : llvm::split(Text, '\n'))
@@ -1601,7 +1564,7 @@ FuseCode generateFusedGroup(const FuseGroup &G, const FuseTile &T,
                             ASTContext &Ctx) {
   FuseCode Code = GroupWriter(G, T, Name, Ctx).run(Where);
   if (Code.Why.empty())
-    Code.Definitions = formatted(Code.Definitions);
+    Code.Definitions = formatLLVMStyle(Code.Definitions);
   return Code;
 }
 

@@ -1,0 +1,167 @@
+//===- PipelinePass.cpp - Pipelines run from queues (VersaPipe) -----------===//
+
+#include "rewriters/pipeline/PipelinePass.h"
+#include "rewriters/common/PassManager.h"
+#include "rewriters/common/SourceLines.h"
+#include "rewriters/pipeline/PipelineCodeGen.h"
+#include "rewriters/pipeline/PipelinePlan.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <map>
+
+using namespace clang;
+
+namespace cuda_rewrite {
+
+namespace {
+
+class PipelineRewriter {
+public:
+  PipelineRewriter(PassContext &Context, ArrayRef<const Candidate *> Stages)
+      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()) {
+    for (const Candidate *C : Stages) {
+      unsigned Threads = 1;
+      if (const PragmaClause *T = C->Annotation->clause("threads"))
+        llvm::StringRef(T->Args.front()).getAsInteger(10, Threads);
+      GroupSizes[C->Function->getCanonicalDecl()] = Threads;
+    }
+  }
+
+  bool rewrite(const Candidate &C) {
+    PipelinePlanResult Planned = planPipeline(C, GroupSizes, Ctx);
+    if (!Planned.Plan) {
+      Context.Remark.refused(C.Loc, PassId::Pipeline,
+                             "cannot run the pipeline from queues: " +
+                                 Planned.Refusal);
+      return true;
+    }
+    const PipelinePlan &Plan = *Planned.Plan;
+    if (!includeRuntime(C.Loc) ||
+        !check(Context.Edits.addDefinition(
+                   "pipeline/" + Plan.name(),
+                   "\n" + generatePipelineCode(Plan, Ctx),
+                   lineAfter(Ctx, lastDefinitionEnd(Plan))),
+               C.Loc) ||
+        !rewriteLaunch(Plan))
+      return false;
+    for (unsigned I = 0; I != Plan.Stages.size(); ++I)
+      StageUse[Plan.Stages[I].Function->getCanonicalDecl()].push_back(
+          llvm::formatv("stage {0} of pipeline '{1}'", I, Plan.name()));
+    Context.Remark.applied(C.Loc, PassId::Pipeline, summary(Plan));
+    return true;
+  }
+
+  /// A remark for each stage: which pipelines run it, or why none does.
+  void reportStages(ArrayRef<const Candidate *> Stages) {
+    for (const Candidate *C : Stages) {
+      auto It = StageUse.find(C->Function->getCanonicalDecl());
+      if (It == StageUse.end())
+        Context.Remark.refused(C->Loc, PassId::Pipeline,
+                               "stage '" + C->Function->getNameAsString() +
+                                   "' is in no pipeline that was rewritten "
+                                   "(none reaches it, or its pipeline was "
+                                   "refused)");
+      else
+        Context.Remark.applied(C->Loc, PassId::Pipeline,
+                               "'" + C->Function->getNameAsString() +
+                                   "' runs from a queue as " +
+                                   llvm::join(It->second, " and as "));
+    }
+  }
+
+private:
+  bool check(llvm::Error E, SourceLocation Loc) {
+    return checkEdit(Ctx, std::move(E), Loc, "pipeline");
+  }
+
+  static std::string summary(const PipelinePlan &Plan) {
+    std::vector<std::string> Stages;
+    for (const PipelineStage &S : Plan.Stages)
+      Stages.push_back(S.GroupSize > 1 ? S.name() + " (threads(" +
+                                             std::to_string(S.GroupSize) + "))"
+                                       : S.name());
+    std::string Model = Plan.Model == "auto"
+                            ? "megakernel (model(auto) without a configuration)"
+                            : Plan.Model;
+    return llvm::formatv(
+        "pipeline '{0}' runs its {1} stages from queues: {2}{3}; model {4}{5}"
+        "; CUDA_REWRITE_PIPELINE_MODEL or CUDA_REWRITE_PIPELINE_CONFIG "
+        "choose another at run time",
+        Plan.name(), Plan.Stages.size(), llvm::join(Stages, ", "),
+        Plan.hasCycles() ? " (with recursion or loops between stages)" : "",
+        Model,
+        Plan.ConfigFile.empty()
+            ? std::string()
+            : ", or the one in '" + Plan.ConfigFile + "' where it exists");
+  }
+
+  SourceLocation lastDefinitionEnd(const PipelinePlan &Plan) const {
+    SourceLocation Last = Plan.Entry->getEndLoc();
+    for (const PipelineStage &S : Plan.Stages)
+      if (SM.isBeforeInTranslationUnit(
+              SM.getExpansionLoc(Last),
+              SM.getExpansionLoc(S.Function->getEndLoc())))
+        Last = S.Function->getEndLoc();
+    return Last;
+  }
+
+  /// `entry<<<g, b, s, t>>>(args)` becomes
+  /// `CUDA_REWRITE_CHECK(entry_runPipeline(g, b, s, t, args))`.
+  bool rewriteLaunch(const PipelinePlan &Plan) {
+    const auto *Config = cast<CallExpr>(Plan.Launch->getConfig());
+    std::vector<std::string> Args;
+    const char *Defaults[4] = {"1", "1", "0", "0"};
+    for (unsigned I = 0; I != 4; ++I) {
+      const Expr *A = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+      Args.push_back(!A || isa<CXXDefaultArgExpr>(A)
+                         ? Defaults[I]
+                         : sourceText(Ctx, A->getSourceRange()));
+    }
+    for (const Expr *A : Plan.Launch->arguments())
+      Args.push_back(sourceText(Ctx, A->getSourceRange()));
+    return check(
+        Context.Edits.replace(
+            CharSourceRange::getTokenRange(Plan.Launch->getSourceRange()),
+            "CUDA_REWRITE_CHECK(" + pipelineLauncherName(Plan) + "(" +
+                llvm::join(Args, ", ") + "))"),
+        Plan.Launch->getBeginLoc());
+  }
+
+  /// `#include "cuda_rewrite/pipeline.cuh"` on the line of the file's first
+  /// declaration.
+  bool includeRuntime(SourceLocation Loc) {
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
+      if (D->isImplicit() || !SM.isWrittenInMainFile(First))
+        continue;
+      return check(Context.Edits.addDefinition(
+                       "0/include-pipeline",
+                       "#include \"cuda_rewrite/pipeline.cuh\"\n\n",
+                       lineStart(Ctx, First)),
+                   Loc);
+    }
+    return true;
+  }
+
+  PassContext &Context;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  StageGroupSizes GroupSizes;
+  std::map<const FunctionDecl *, std::vector<std::string>> StageUse;
+};
+
+} // namespace
+
+bool runPipelinePass(PassContext &Context, ArrayRef<const Candidate *> Entries,
+                     ArrayRef<const Candidate *> Stages) {
+  if (Entries.empty() && Stages.empty())
+    return true;
+  PipelineRewriter R(Context, Stages);
+  for (const Candidate *C : Entries)
+    if (!R.rewrite(*C))
+      return false;
+  R.reportStages(Stages);
+  return true;
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,69 @@
+//===- PipelinePlan.h - A pipeline's stages and their legality --*- C++ -*-===//
+//
+// From a `#pragma cuda_rewrite pipeline` launch and the file's `stage`
+// functions: which stages the entry kernel reaches, in which order, how each
+// hands items on, and whether running them from queues keeps the program's
+// results (docs/pipeline.md, "What the input looks like"). What cannot be
+// proven is refused with the reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_REWRITERS_PIPELINE_PIPELINEPLAN_H
+#define CUDA_REWRITE_REWRITERS_PIPELINE_PIPELINEPLAN_H
+
+#include "analysis/Candidates.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuda_rewrite {
+
+/// A `stage` function of a pipeline.
+struct PipelineStage {
+  const clang::FunctionDecl *Function;
+  unsigned GroupSize = 1; ///< threads(n)
+  const clang::ParmVarDecl *Item = nullptr;
+  const clang::ParmVarDecl *Rank = nullptr; ///< GroupSize > 1 only.
+  std::string ItemType;                     ///< Fully qualified.
+  std::string name() const { return Function->getNameAsString(); }
+};
+
+/// A call that hands an item to a stage.
+struct StageCall {
+  const clang::CallExpr *Call;
+  unsigned Callee; ///< Index into PipelinePlan::Stages.
+  int Caller;      ///< Index into PipelinePlan::Stages; -1: the entry.
+};
+
+struct PipelinePlan {
+  const clang::FunctionDecl *Entry = nullptr; ///< The entry kernel.
+  const clang::CUDAKernelCallExpr *Launch = nullptr;
+  const clang::FunctionDecl *HostFunction = nullptr; ///< Holds the launch.
+  /// Reached from the entry, breadth first (pipeline order).
+  std::vector<PipelineStage> Stages;
+  std::vector<StageCall> Calls;
+  std::string Model = "auto"; ///< model(...)
+  std::string ConfigFile;     ///< config(...), empty if none.
+
+  std::string name() const { return Entry->getNameAsString(); }
+  /// Whether some stage hands items back to itself or to an earlier stage.
+  bool hasCycles() const;
+};
+
+struct PipelinePlanResult {
+  std::optional<PipelinePlan> Plan;
+  std::string Refusal;
+};
+
+/// Stage functions of the file and their threads(n).
+using StageGroupSizes = llvm::DenseMap<const clang::FunctionDecl *, unsigned>;
+
+/// The plan of the pipeline whose entry candidate is \p Entry.
+PipelinePlanResult planPipeline(const Candidate &Entry,
+                                const StageGroupSizes &Stages,
+                                clang::ASTContext &Ctx);
+
+} // namespace cuda_rewrite
+
+#endif

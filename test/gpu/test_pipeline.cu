@@ -1,0 +1,243 @@
+//===- test/gpu/test_pipeline.cu - Tests of cuda_rewrite/pipeline.cuh -----===//
+//
+// The queues, termination and execution models of the pipeline runtime under
+// contention, with kernels written the way rewriters/pipeline/ generates them
+// (the lit tests in test/lit/pipeline/ show the same shapes from the tool).
+//
+// The pipeline: `split` halves a range of indices recursively (one push per
+// half, so tens of thousands of pushes race on one queue), `leaf` is a
+// threads(32) stage whose 32 lanes reduce with shuffles (a group must be
+// exactly one warp), and `again` loops back to `split` for a few rounds.
+// Every index must be visited exactly `rounds` times with the exact sum: a
+// lost or duplicated item, or a group that is not a warp, shows. Each model
+// runs several times (a hang fails the test by its CTest time-out). A tiny
+// queue must overflow with cudaErrorMemoryAllocation, not hang and not lose
+// items silently, and the next run must work again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda_rewrite/pipeline.cuh"
+
+#include "harness.cuh"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace {
+
+constexpr int kRounds = 3;
+
+} // namespace
+
+struct Range {
+  int begin, end, round;
+};
+struct Visit {
+  int index, round;
+};
+
+__device__ int *visits;
+__device__ int *sums;
+
+//===-- What the rewrite generates ----------------------------------------===//
+
+struct seed_Pipeline {
+  cuda_rewrite::pipeline::Control *control;
+  cuda_rewrite::pipeline::Queue<Range> split;
+  cuda_rewrite::pipeline::Queue<Visit> leaf;
+  cuda_rewrite::pipeline::Queue<Visit> again;
+};
+
+__device__ void split_inPipeline(Range r, const seed_Pipeline &pipeline) {
+  if (r.end - r.begin > 1) {
+    int middle = r.begin + (r.end - r.begin) / 2;
+    pipeline.split.push(Range{r.begin, middle, r.round});
+    pipeline.split.push(Range{middle, r.end, r.round});
+  } else {
+    pipeline.leaf.push(Visit{r.begin, r.round});
+  }
+}
+
+__device__ void leaf_inPipeline(Visit v, int rank,
+                                const seed_Pipeline &pipeline) {
+  int sum = rank;
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (rank == 0) {
+    atomicAdd(&visits[v.index], 1);
+    atomicAdd(&sums[v.index], sum + v.index);
+    pipeline.again.push(v);
+  }
+}
+
+__device__ void again_inPipeline(Visit v, const seed_Pipeline &pipeline) {
+  if (v.round + 1 < kRounds)
+    pipeline.split.push(Range{v.index, v.index + 1, v.round + 1});
+}
+
+__global__ void seed_seedPipeline(int n, int chunks, seed_Pipeline pipeline) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < chunks)
+    pipeline.split.push(
+        Range{int(long(i) * n / chunks), int(long(i + 1) * n / chunks), 0});
+}
+
+template <int First, int Last>
+__device__ void seed_runPipelineBatch(const seed_Pipeline &pipeline,
+                                      const cuda_rewrite::pipeline::Batch &b) {
+  if constexpr (First <= 0 && 0 <= Last)
+    if (b.stage == 0) {
+      if (threadIdx.x < unsigned(b.count))
+        split_inPipeline(pipeline.split.take(b.first + threadIdx.x), pipeline);
+      return;
+    }
+  if constexpr (First <= 1 && 1 <= Last)
+    if (b.stage == 1) {
+      if (threadIdx.x / 32 < unsigned(b.count))
+        leaf_inPipeline(pipeline.leaf.take(b.first + threadIdx.x / 32),
+                        threadIdx.x % 32, pipeline);
+      return;
+    }
+  if constexpr (First <= 2 && 2 <= Last)
+    if (b.stage == 2) {
+      if (threadIdx.x < unsigned(b.count))
+        again_inPipeline(pipeline.again.take(b.first + threadIdx.x), pipeline);
+      return;
+    }
+}
+
+template <int First, int Last>
+__global__ void __launch_bounds__(256)
+    seed_pipelineWorker(seed_Pipeline pipeline,
+                        cuda_rewrite::pipeline::Placement placement) {
+  if (!cuda_rewrite::pipeline::stayOnThisSm(placement))
+    return;
+  cuda_rewrite::pipeline::Batch batch;
+  while (cuda_rewrite::pipeline::nextBatch(*pipeline.control, First, Last,
+                                           batch)) {
+    seed_runPipelineBatch<First, Last>(pipeline, batch);
+    cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);
+  }
+}
+
+template <int Stage>
+__global__ void __launch_bounds__(256)
+    seed_pipelineStage(seed_Pipeline pipeline,
+                       cuda_rewrite::pipeline::Position first,
+                       cuda_rewrite::pipeline::Position count) {
+  cuda_rewrite::pipeline::Batch batch =
+      cuda_rewrite::pipeline::kernelByKernelBatch(*pipeline.control, Stage,
+                                                  first, count);
+  seed_runPipelineBatch<Stage, Stage>(pipeline, batch);
+  cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);
+}
+
+static cudaError_t seed_runPipeline(dim3 grid, dim3 block, size_t sharedBytes,
+                                    cudaStream_t stream, int n, int chunks) {
+  static const cuda_rewrite::pipeline::StageDesc stages[] = {
+      {"split", 1, sizeof(Range)},
+      {"leaf", 32, sizeof(Visit)},
+      {"again", 1, sizeof(Visit)}};
+  static cuda_rewrite::pipeline::Runner runner(
+      {"seed", 3, stages, 256, "auto", nullptr});
+  static const void *const workers[] = {
+      (const void *)seed_pipelineWorker<0, 0>,
+      (const void *)seed_pipelineWorker<0, 1>,
+      (const void *)seed_pipelineWorker<0, 2>,
+      nullptr,
+      (const void *)seed_pipelineWorker<1, 1>,
+      (const void *)seed_pipelineWorker<1, 2>,
+      nullptr,
+      nullptr,
+      (const void *)seed_pipelineWorker<2, 2>};
+  static const void *const stageKernels[] = {
+      (const void *)seed_pipelineStage<0>, (const void *)seed_pipelineStage<1>,
+      (const void *)seed_pipelineStage<2>};
+  if (cudaError_t error = runner.prepare(stream))
+    return error;
+  seed_Pipeline pipeline{runner.deviceControl(), runner.queue<Range>(0),
+                         runner.queue<Visit>(1), runner.queue<Visit>(2)};
+  seed_seedPipeline<<<grid, block, sharedBytes, stream>>>(n, chunks, pipeline);
+  return runner.run({workers, stageKernels}, &pipeline, stream);
+}
+
+//===-- The tests ---------------------------------------------------------===//
+
+namespace {
+
+/// Runs the pipeline over n indices under the current environment and
+/// checks every index was visited kRounds times with the exact sum.
+bool runAndCheck(int n, int chunks) {
+  test::DeviceArray<int> dVisits, dSums;
+  CUDA_OK(dVisits.allocate(n));
+  CUDA_OK(dSums.allocate(n));
+  CUDA_OK(cudaMemset(dVisits.get(), 0, n * sizeof(int)));
+  CUDA_OK(cudaMemset(dSums.get(), 0, n * sizeof(int)));
+  int *v = dVisits.get(), *s = dSums.get();
+  CUDA_OK(cudaMemcpyToSymbol(visits, &v, sizeof v));
+  CUDA_OK(cudaMemcpyToSymbol(sums, &s, sizeof s));
+  CUDA_OK(seed_runPipeline((chunks + 127) / 128, 128, 0, 0, n, chunks));
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<int> hv, hs;
+  CUDA_OK(dVisits.download(hv));
+  CUDA_OK(dSums.download(hs));
+  for (int i = 0; i < n; ++i) {
+    EXPECT(hv[i] == kRounds, "index %d visited %d times", i, hv[i]);
+    EXPECT(hs[i] == kRounds * (496 + i), "index %d sum %d", i, hs[i]);
+  }
+  return true;
+}
+
+void setModel(const char *model) {
+  setenv("CUDA_REWRITE_PIPELINE_MODEL", model, 1);
+}
+
+} // namespace
+
+int main() {
+  test::Suite suite("test_pipeline");
+  for (const char *model : {"kbk", "megakernel", "coarse", "fine"})
+    suite.run(std::string("model ") + model + ": every item exactly once, "
+                                              "5 runs",
+              [&] {
+                setModel(model);
+                for (int run = 0; run < 5; ++run) {
+                  int n = suite.uniform(1, 200000);
+                  int chunks = suite.uniform(1, 4096);
+                  if (!runAndCheck(n, chunks))
+                    return false;
+                }
+                return true;
+              });
+  suite.run("model hybrid from a configuration file", [&] {
+    unsetenv("CUDA_REWRITE_PIPELINE_MODEL");
+    const char *file = "test_pipeline_hybrid.cfg";
+    std::ofstream(file) << "# split and leaf share a megakernel\n"
+                           "model hybrid\n"
+                           "group split..leaf megakernel sms 0-99\n"
+                           "group again fine sms 100-131 blocks 2\n";
+    setenv("CUDA_REWRITE_PIPELINE_CONFIG", file, 1);
+    bool ok = runAndCheck(150000, 1000) && runAndCheck(7, 3);
+    unsetenv("CUDA_REWRITE_PIPELINE_CONFIG");
+    return ok;
+  });
+  suite.run("an overflowing queue reports cudaErrorMemoryAllocation, and the "
+            "next run works",
+            [&] {
+              setModel("megakernel");
+              setenv("CUDA_REWRITE_PIPELINE_CAPACITY", "64", 1);
+              cudaError_t error = seed_runPipeline(64, 128, 0, 0, 100000, 8192);
+              unsetenv("CUDA_REWRITE_PIPELINE_CAPACITY");
+              EXPECT(error == cudaErrorMemoryAllocation, "got %s",
+                     cudaGetErrorName(error));
+              return runAndCheck(5000, 100);
+            });
+  suite.run("a configuration naming an unknown model is refused", [&] {
+    setModel("warp-speed");
+    cudaError_t error = seed_runPipeline(1, 32, 0, 0, 10, 1);
+    EXPECT(error == cudaErrorInvalidValue, "got %s", cudaGetErrorName(error));
+    return true;
+  });
+  return suite.finish();
+}
