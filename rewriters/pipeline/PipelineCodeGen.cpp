@@ -107,8 +107,10 @@ private:
         continue;
       const PipelineStage &Callee = Plan.Stages[C.Callee];
       const Expr *Ref = C.Call->getCallee()->IgnoreImplicit();
-      Edits.push_back({offset(Ref->getBeginLoc()), tokenEnd(Ref->getEndLoc()),
-                       "pipeline." + Callee.name() + pushMethod(Callee, F)});
+      Edits.push_back(
+          {offset(Ref->getBeginLoc()), tokenEnd(Ref->getEndLoc()),
+           "pipeline." + Callee.name() +
+               (C.SerialRanks ? ".pushOnce" : pushMethod(Callee, F))});
     }
     unsigned Begin = definitionBegin(F), End = tokenEnd(F->getEndLoc());
     return applyTextEdits(SM.getBufferData(SM.getMainFileID()), Begin, End,

@@ -1,6 +1,7 @@
 //===- PipelinePlan.cpp - A pipeline's stages and their legality ----------===//
 
 #include "rewriters/pipeline/PipelinePlan.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/QualTypeNames.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -53,6 +54,7 @@ public:
       : Stages(Stages), SM(SM), GroupSize(GroupSize), IsEntry(IsEntry) {}
 
   std::string Why;
+  bool UsesWarpIntrinsics = false;
   std::vector<const CallExpr *> StageCalls;
   std::vector<const FunctionDecl *> Helpers;
 
@@ -114,6 +116,7 @@ private:
       return fail("calls " + Name.str() +
                   ", a barrier that the other groups of the block, running "
                   "other items, never reach");
+    UsesWarpIntrinsics |= isWarpLevel(Name);
     if (isWarpLevel(Name) && GroupSize != 32)
       return fail("calls " + Name.str() + " in a threads(" +
                   std::to_string(GroupSize) +
@@ -145,20 +148,37 @@ private:
 bool pointsIntoFrame(const Expr *E) {
   struct Finder : RecursiveASTVisitor<Finder> {
     bool Found = false;
-    static bool isLocal(const Expr *E) {
-      const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    llvm::SmallPtrSet<const Expr *, 4> ElementReads;
+    /// The local variable whose storage \p E designates (`x`, `x.f`,
+    /// `a[i]` of a local array a), if any.
+    static const VarDecl *localRoot(const Expr *E) {
+      for (;;) {
+        E = E->IgnoreParenImpCasts();
+        if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow())
+          E = M->getBase();
+        else if (const auto *A = dyn_cast<ArraySubscriptExpr>(E);
+                 A &&
+                 A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+          E = A->getBase();
+        else
+          break;
+      }
+      const auto *R = dyn_cast<DeclRefExpr>(E);
       const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-      return V && V->hasLocalStorage();
+      return V && V->hasLocalStorage() ? V : nullptr;
     }
     bool VisitUnaryOperator(UnaryOperator *U) {
-      if (U->getOpcode() == UO_AddrOf && isLocal(U->getSubExpr()))
-        Found = true;
+      Found |= U->getOpcode() == UO_AddrOf && localRoot(U->getSubExpr());
       return !Found;
     }
+    // `a[i]` reads an element: the decay of `a` there is no escape.
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+      ElementReads.insert(A->getBase()->IgnoreParens());
+      return true;
+    }
     bool VisitImplicitCastExpr(ImplicitCastExpr *C) {
-      if (C->getCastKind() == CK_ArrayToPointerDecay &&
-          isLocal(C->getSubExpr()))
-        Found = true;
+      Found |= C->getCastKind() == CK_ArrayToPointerDecay &&
+               !ElementReads.count(C) && localRoot(C->getSubExpr());
       return !Found;
     }
   } F;
@@ -304,6 +324,8 @@ private:
                             : "'" + F->getNameAsString() + "'";
     if (!Checker.Why.empty())
       return refuse(Where + " " + Checker.Why);
+    if (Caller >= 0)
+      Plan.Stages[Caller].UsesWarpIntrinsics |= Checker.UsesWarpIntrinsics;
     bool IsStageBody =
         IsEntry || (Caller >= 0 && Plan.Stages[Caller].Function == F);
     if (!IsStageBody && !Checker.StageCalls.empty())
@@ -324,19 +346,99 @@ private:
     unsigned Index = stageIndex(Callee);
     unsigned CalleeGroup = Plan.Stages[Index].GroupSize;
     std::string Name = "the call of stage '" + Callee->getNameAsString() + "'";
+    bool SerialRanks = false;
     if (Caller >= 0 && CalleeGroup > 1 &&
-        Plan.Stages[Caller].GroupSize != CalleeGroup)
-      return refuse(Name + " comes from '" + Plan.Stages[Caller].name() +
-                    "', whose groups are not threads(" +
-                    std::to_string(CalleeGroup) +
-                    "); a threads(n) stage is called by n threads together");
+        Plan.Stages[Caller].GroupSize != CalleeGroup) {
+      SerialRanks =
+          Plan.Stages[Caller].GroupSize == 1 && isRankLoop(Call, CalleeGroup);
+      if (!SerialRanks)
+        return refuse(Name + " comes from '" + Plan.Stages[Caller].name() +
+                      "', whose groups are not threads(" +
+                      std::to_string(CalleeGroup) +
+                      "); a threads(n) stage is called by n threads together, "
+                      "or by one thread in a loop over its ranks, 'for (int "
+                      "r = 0; r < n; ++r) stage(item, r);'");
+    }
     for (const Expr *Arg : Call->arguments())
       if (pointsIntoFrame(Arg))
         return refuse(Name + " passes the address of a local variable; the "
                              "item outlives the caller once it is queued");
     if (Call->getCallee()->getBeginLoc().isMacroID())
       return refuse(Name + " is written in a macro");
-    Plan.Calls.push_back({Call, Index, Caller});
+    Plan.Calls.push_back({Call, Index, Caller, SerialRanks});
+    return true;
+  }
+
+  /// The single parent of \p S, through expression wrappers and braces
+  /// around it alone.
+  const Stmt *enclosing(const Stmt *S) const {
+    for (;;) {
+      auto Parents = Ctx.getParents(*S);
+      if (Parents.size() != 1)
+        return nullptr;
+      const Stmt *P = Parents[0].get<Stmt>();
+      if (!P)
+        return nullptr;
+      const auto *Braces = dyn_cast<CompoundStmt>(P);
+      if (isa<ExprWithCleanups>(P) || (Braces && Braces->size() == 1)) {
+        S = P;
+        continue;
+      }
+      return P;
+    }
+  }
+
+  /// Whether \p Call is the whole body of `for (int r = 0; r < n; ++r)`,
+  /// passing r as the rank and an item that does not depend on r.
+  bool isRankLoop(const CallExpr *Call, unsigned N) const {
+    const auto *Loop = dyn_cast_or_null<ForStmt>(enclosing(Call));
+    if (!Loop || !Loop->getInit() || !Loop->getCond() || !Loop->getInc())
+      return false;
+    const auto *Init = dyn_cast<DeclStmt>(Loop->getInit());
+    const auto *R = Init && Init->isSingleDecl()
+                        ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                        : nullptr;
+    Expr::EvalResult Value;
+    if (!R || !R->getInit() || !R->getInit()->EvaluateAsInt(Value, Ctx) ||
+        Value.Val.getInt() != 0)
+      return false;
+    auto IsR = [&](const Expr *E) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+      return Ref && Ref->getDecl() == R;
+    };
+    const auto *Cond =
+        dyn_cast<BinaryOperator>(Loop->getCond()->IgnoreParens());
+    if (!Cond || Cond->getOpcode() != BO_LT || !IsR(Cond->getLHS()) ||
+        !Cond->getRHS()->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != N)
+      return false;
+    const auto *Inc = dyn_cast<UnaryOperator>(Loop->getInc()->IgnoreParens());
+    if (!Inc || !Inc->isIncrementOp() || !IsR(Inc->getSubExpr()))
+      return false;
+    if (!IsR(Call->getArg(1)))
+      return false;
+    struct Refers : RecursiveASTVisitor<Refers> {
+      const VarDecl *R;
+      bool Found = false;
+      bool VisitDeclRefExpr(DeclRefExpr *E) {
+        Found |= E->getDecl() == R;
+        return !Found;
+      }
+    } Uses;
+    Uses.R = R;
+    Uses.TraverseStmt(const_cast<Expr *>(Call->getArg(0)));
+    return !Uses.Found;
+  }
+
+  /// A stage whose ranks a loop runs one after another must not exchange
+  /// values between them through warp intrinsics (the original could not).
+  bool checkSerialRanks() {
+    for (const StageCall &C : Plan.Calls)
+      if (C.SerialRanks && Plan.Stages[C.Callee].UsesWarpIntrinsics)
+        return refuse("'" + Plan.Stages[C.Caller].name() +
+                      "' runs the ranks of stage '" +
+                      Plan.Stages[C.Callee].name() +
+                      "' one after another, but that stage uses warp "
+                      "intrinsics, which need its ranks together");
     return true;
   }
 
@@ -359,7 +461,7 @@ private:
     if (Plan.Stages.size() > 16)
       return refuse("the pipeline has " + std::to_string(Plan.Stages.size()) +
                     " stages; the runtime schedules at most 16");
-    return checkNames();
+    return checkSerialRanks() && checkNames();
   }
 
   /// The generated struct has a member per stage and one named `control`;

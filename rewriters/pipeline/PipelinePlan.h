@@ -26,6 +26,8 @@ struct PipelineStage {
   const clang::ParmVarDecl *Item = nullptr;
   const clang::ParmVarDecl *Rank = nullptr; ///< GroupSize > 1 only.
   std::string ItemType;                     ///< Fully qualified.
+  /// It or a function it calls uses __shfl_sync and the like.
+  bool UsesWarpIntrinsics = false;
   std::string name() const { return Function->getNameAsString(); }
 };
 
@@ -34,6 +36,10 @@ struct StageCall {
   const clang::CallExpr *Call;
   unsigned Callee; ///< Index into PipelinePlan::Stages.
   int Caller;      ///< Index into PipelinePlan::Stages; -1: the entry.
+  /// A threads(1) caller running the callee's ranks one after another,
+  /// `for (int r = 0; r < n; ++r) stage(item, r);`: the item is pushed
+  /// once, where the rank is 0.
+  bool SerialRanks = false;
 };
 
 struct PipelinePlan {

@@ -8,7 +8,8 @@
 # `// bench-types: float double` lists more element types than float is also
 # rewritten and compiled with -DSAMPLE_REAL=<type> for each other type.
 # Fuse samples are rewritten once; one whose block keeps every stage
-# separate (it says why) is skipped.
+# separate (it says why) is skipped. Every pipeline sample must be
+# rewritten (a refusal fails).
 # Promote samples are rewritten in every variant (p, pa2, pa128, po,
 # pao128): the script stages a copy whose `#pragma cuda_rewrite promote`
 # line asks for the variant (the bench does the same). Plain P must be
@@ -127,6 +128,10 @@ for sample in "$root"/samples/*/*.cu; do
     # the same file again: nothing new to compile.
     if [ "$pass" = fuse ] && ! grep -q "remark: rewritten: .*\[fuse\]" "$out.log"; then
       echo "SKIP $name $variant (no stages fused: $(grep -m1 'not rewritten: .*\[fuse\]' "$out.log" | sed 's/.*not rewritten: //'))"
+      continue
+    fi
+    if [ "$pass" = pipeline ] && ! grep -q "remark: rewritten: pipeline .*\[pipeline\]" "$out.log"; then
+      check "$name $variant (not rewritten: $(grep -m1 'not rewritten: .*\[pipeline\]' "$out.log" | sed 's/.*not rewritten: //'))" 1
       continue
     fi
     if [ "$pass" = systolic ] && ! grep -q "remark: rewritten: .*\[systolic\]" "$out.log"; then

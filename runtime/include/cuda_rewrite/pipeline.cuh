@@ -467,11 +467,60 @@ private:
         result.push_back({s, s, smCount * s / n, smCount * (s + 1) / n - 1, 0});
     } else if (config.model == "fine") {
       for (int s = 0; s < n; ++s)
-        result.push_back({s, s, 0, smCount - 1, -1}); // -1: a share
+        result.push_back({s, s, 0, smCount - 1, -1}); // placed by shareSms
     } else {
       result = config.workers;
     }
     return result;
+  }
+
+  /// The fine model's placement of the kernels marked blocksPerSm < 0: SMs
+  /// that several stages share, with a quota of blocks per SM for each that
+  /// lets them fit together. Stages are packed first-fit, heaviest first
+  /// (one block of a kernel takes 1 / fits of an SM), into as few sets as
+  /// fit, each set on an equal share of the SMs; within a set, the stages
+  /// take one more block per SM in turn while they fit.
+  static void shareSms(std::vector<WorkerLaunch> &launches,
+                       const std::vector<int> &fits, int smCount) {
+    std::vector<size_t> shared;
+    for (size_t k = 0; k < launches.size(); ++k)
+      if (launches[k].blocksPerSm < 0)
+        shared.push_back(k);
+    if (shared.empty())
+      return;
+    std::sort(shared.begin(), shared.end(),
+              [&](size_t a, size_t b) { return fits[a] < fits[b]; });
+    std::vector<std::vector<size_t>> sets;
+    std::vector<double> loads;
+    for (size_t k : shared) {
+      size_t set = 0;
+      while (set < sets.size() && loads[set] + 1.0 / fits[k] > 1.0 + 1e-9)
+        ++set;
+      if (set == sets.size()) {
+        sets.emplace_back();
+        loads.push_back(0);
+      }
+      sets[set].push_back(k);
+      loads[set] += 1.0 / fits[k];
+    }
+    int count = static_cast<int>(sets.size());
+    for (int set = 0; set < count; ++set) {
+      for (size_t k : sets[set]) {
+        launches[k].smFirst = smCount * set / count;
+        launches[k].smLast = smCount * (set + 1) / count - 1;
+        launches[k].blocksPerSm = 1;
+      }
+      // One more block at a time, in turn, while the SM still fits them.
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t k : sets[set])
+          if (loads[set] + 1.0 / fits[k] <= 1.0 + 1e-9) {
+            ++launches[k].blocksPerSm;
+            loads[set] += 1.0 / fits[k];
+            grew = true;
+          }
+      }
+    }
   }
 
   cudaError_t runPersistent(const Kernels &kernels, const void *args,
@@ -497,14 +546,10 @@ private:
     // never get a block and the run never ends: the sum over kernels of
     // quota / blocks-that-fit stays at most 1 on every SM (each resource a
     // block uses is at most its SM's capacity / blocks-that-fit).
-    int shares = 0;
-    for (const WorkerLaunch &w : launches)
-      shares += w.blocksPerSm < 0;
+    shareSms(launches, fits, smCount);
     for (size_t k = 0; k < launches.size(); ++k) {
       WorkerLaunch &w = launches[k];
-      if (w.blocksPerSm < 0)
-        w.blocksPerSm = std::max(1, fits[k] / shares);
-      else if (w.blocksPerSm == 0 || w.blocksPerSm > fits[k])
+      if (w.blocksPerSm == 0 || w.blocksPerSm > fits[k])
         w.blocksPerSm = fits[k];
       w.smLast = std::min(w.smLast, smCount - 1);
       if (w.smFirst > w.smLast)
