@@ -57,7 +57,9 @@ REWRITTEN_VARIANTS = {"aggregate": ["warp", "block", "kernel"],
                       "promote": ["p", "pa2", "pa128", "po", "pao128"],
                       # rewritten: shared-memory tiles; hybrid:
                       # hybrid(0.5), split along x; hybrid-y: along y
-                      "fuse": ["rewritten", "hybrid", "hybrid-y"]}
+                      "fuse": ["rewritten", "hybrid", "hybrid-y"],
+                      # one rewritten binary; its default model
+                      "pipeline": ["megakernel"]}
 DEFAULT_VARIANTS = ["rewritten"]
 BASELINE = "original"  # "speedup" is its time over a variant's.
 FLAT = "flat"          # "vs flat" is a variant's time over this one's.
@@ -77,6 +79,18 @@ ORIGINAL_RUNS = {"aggregate": [(FLAT, ["--flat"])],
                  "promote/compact": [(CUB, ["--cub"])],
                  "promote/partition": [(CUB, ["--cub"])],
                  "promote/unique": [(CUB, ["--cub"])]}
+# Extra runs of a pass's first REWRITTEN binary under other settings of the
+# environment, after its rows: (variant, environment). The pipeline models
+# are chosen at run time (runtime/include/cuda_rewrite/pipeline.cuh); "tuned"
+# reads the configuration scripts/pipeline-tune.py wrote for the sample.
+PIPELINE_TUNED_DIR = ROOT / "build-bench" / "pipeline-tuned"
+PIPELINE_MODEL = "CUDA_REWRITE_PIPELINE_MODEL"
+REWRITTEN_ENV_RUNS = {
+    "pipeline": [("kbk", {PIPELINE_MODEL: "kbk"}),
+                 ("coarse", {PIPELINE_MODEL: "coarse"}),
+                 ("fine", {PIPELINE_MODEL: "fine"}),
+                 ("tuned", {"CUDA_REWRITE_PIPELINE_CONFIG":
+                            str(PIPELINE_TUNED_DIR / "{name}.cfg")})]}
 # Statuses that fail the run only with --strict: nothing ran (a library
 # baseline says SKIPPED when its library cannot run here).
 NOT_RUN = ("REFUSED", "MISSING", "SKIPPED")
@@ -132,14 +146,18 @@ class Log:
         self.text(title, f"$ {shlex.join(map(str, argv))}\n{result_text}")
 
 
-def run_command(argv, log, title, timeout):
-    """Runs argv from the repository root; returns (exit status, output).
+def run_command(argv, log, title, timeout, env=None):
+    """Runs argv from the repository root, with \p env added to the
+    environment; returns (exit status, output).
 
     The status is None when it ran past the timeout.
     """
     start = time.monotonic()
+    if env:
+        title += " (" + " ".join(f"{k}={v}" for k, v in env.items()) + ")"
     try:
         p = subprocess.run([str(a) for a in argv], cwd=ROOT,
+                           env=dict(os.environ, **(env or {})),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, errors="replace", timeout=timeout)
         status, output = p.returncode, p.stdout
@@ -302,11 +320,12 @@ def plan(args, samples, verdicts):
     """
     rows, builds = [], {}
 
-    def row(config, variant, exe_of, extra=(), status=None, note=""):
+    def row(config, variant, exe_of, extra=(), status=None, note="",
+            env=None):
         rows.append({"sample": config, "variant": variant,
                      "type": split_config(config)[1], "exe_of": exe_of,
                      "args": list(extra), "status": status, "note": note,
-                     "exit": None, "result": {}})
+                     "env": env or {}, "exit": None, "result": {}})
 
     for config in samples:
         sample, type_ = split_config(config)
@@ -330,6 +349,18 @@ def plan(args, samples, verdicts):
                 builds[(config, variant)] = dict(
                     builds[(config, BASELINE)], source=source)
                 row(config, variant, (config, variant))
+        first = (config, rewritten_variants(sample)[0])
+        for variant, env in REWRITTEN_ENV_RUNS.get(pass_of(sample), []):
+            env = {k: v.format(name=sample.split("/")[1])
+                   for k, v in env.items()}
+            missing = [v for k, v in env.items() if k.endswith("_CONFIG")
+                       and not Path(v).is_file()]
+            if first not in builds or missing:
+                row(config, variant, None, status="MISSING",
+                    note=f"no {missing[0]} (run scripts/pipeline-tune.py)"
+                    if missing else "no rewritten build")
+            else:
+                row(config, variant, first, env=env)
         for variant, extra in original_runs(sample):
             row(config, variant, (config, BASELINE), extra)
         if sample.startswith("fuse/") and type_ == DEFAULT_TYPE:
@@ -350,8 +381,10 @@ def plan(args, samples, verdicts):
     return rows, builds
 
 
-# Passes whose samples launch kernels from the device (dynamic parallelism).
-DEVICE_LAUNCH_PASSES = {"aggregate", "promote"}
+# Passes whose samples need relocatable device code: they launch kernels
+# from the device (dynamic parallelism), or their runtime keeps program-wide
+# device state (pipeline queues' error state, cuda_rewrite/config.cuh).
+RDC_PASSES = {"aggregate", "promote", "pipeline"}
 
 
 def build(args, nvcc, log, key, spec):
@@ -364,9 +397,9 @@ def build(args, nvcc, log, key, spec):
                             f"-{variant}")
     # The original's folder too, so that a rewritten file finds the headers
     # that sat beside the sample.
-    # Relocatable device code only where samples launch from the device:
-    # it costs others time (conv3x3 5% on an H100, bench/RESULTS.md).
-    rdc = ["-rdc=true"] if name.split("/")[0] in DEVICE_LAUNCH_PASSES else []
+    # Relocatable device code only where samples need it: it costs others
+    # time (conv3x3 5% on an H100, bench/RESULTS.md).
+    rdc = ["-rdc=true"] if name.split("/")[0] in RDC_PASSES else []
     argv = [nvcc, "-O3", f"-arch={args.arch}", *rdc,
             "-I", ROOT / "samples" / "common", "-I", ROOT / "runtime" / "include",
             "-I", spec["include"], *spec["defines"],
@@ -381,7 +414,8 @@ def run_row(args, log, row, exe, seed):
     """Runs one row's binary and fills in its status and RESULT fields."""
     argv = [exe, f"--seed={seed}", *row["args"], *shlex.split(args.run_args)]
     status, output = run_command(
-        argv, log, f"run {row['sample']} {row['variant']}", args.timeout)
+        argv, log, f"run {row['sample']} {row['variant']}", args.timeout,
+        row.get("env"))
     result = parse_result(output) or {}
     library = row["variant"] in LIBRARY_BUILDS
     # A library baseline that cannot run here says why (a line

@@ -70,6 +70,7 @@ variants_of() { # The variants of pass $1, in table order.
   aggregate) echo warp block kernel ;;
   promote) echo "${PROMOTE_VARIANTS[@]}" ;;
   fuse) echo rewritten hybrid hybrid-y ;;
+  pipeline) echo megakernel ;; # the other models: environment (run.py)
   *) echo rewritten ;;
   esac
 }

@@ -20,6 +20,7 @@
 
 #include "harness.cuh"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -114,8 +115,8 @@ __global__ void __launch_bounds__(256)
   if (!cuda_rewrite::pipeline::stayOnThisSm(placement))
     return;
   cuda_rewrite::pipeline::Batch batch;
-  while (cuda_rewrite::pipeline::nextBatch(*pipeline.control, First, Last,
-                                           batch)) {
+  while (cuda_rewrite::pipeline::nextBatch(*pipeline.control, placement,
+                                           First, Last, batch)) {
     seed_runPipelineBatch<First, Last>(pipeline, batch);
     cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);
   }
@@ -222,6 +223,62 @@ int main() {
     unsetenv("CUDA_REWRITE_PIPELINE_CONFIG");
     return ok;
   });
+  suite.run("online adaptation (coarse, blocks retire and are relaunched): "
+            "every item exactly once, 5 runs",
+            [&] {
+              setModel("coarse");
+              setenv("CUDA_REWRITE_PIPELINE_ADAPT", "1", 1);
+              bool ok = true;
+              for (int run = 0; run < 5 && ok; ++run)
+                ok = runAndCheck(suite.uniform(1000, 200000),
+                                 suite.uniform(1, 4096));
+              unsetenv("CUDA_REWRITE_PIPELINE_ADAPT");
+              return ok;
+            });
+  suite.run("tuning: one candidate per launch, each timed; the description "
+            "lists every kernel",
+            [&] {
+              unsetenv("CUDA_REWRITE_PIPELINE_MODEL");
+              const char *tune = "test_pipeline_tune.cfg";
+              const char *times = "test_pipeline_times.txt";
+              const char *described = "test_pipeline_describe.txt";
+              std::ofstream(tune) << "model kbk\n---\nmodel fine\n---\n"
+                                     "model hybrid\n"
+                                     "group split megakernel sms 0-65\n"
+                                     "group leaf..again fine sms 66-131\n";
+              std::remove(times);
+              setenv("CUDA_REWRITE_PIPELINE_TUNE", tune, 1);
+              setenv("CUDA_REWRITE_PIPELINE_TIMES", times, 1);
+              setenv("CUDA_REWRITE_PIPELINE_DESCRIBE", described, 1);
+              bool ok = true;
+              for (int run = 0; run < 6 && ok; ++run)
+                ok = runAndCheck(50000, 500); // 2x each, none times out
+              unsetenv("CUDA_REWRITE_PIPELINE_TUNE");
+              unsetenv("CUDA_REWRITE_PIPELINE_TIMES");
+              unsetenv("CUDA_REWRITE_PIPELINE_DESCRIBE");
+              if (!ok)
+                return false;
+              std::ifstream in(times);
+              int lines = 0, perCandidate[3] = {};
+              for (std::string line; std::getline(in, line); ++lines) {
+                size_t at = line.find("candidate=");
+                EXPECT(at != std::string::npos, "line '%s'", line.c_str());
+                ++perCandidate[std::atoi(line.c_str() + at + 10) % 3];
+              }
+              EXPECT(lines == 6, "%d timed runs", lines);
+              EXPECT(perCandidate[0] == 2 && perCandidate[1] == 2 &&
+                         perCandidate[2] == 2,
+                     "runs per candidate %d %d %d", perCandidate[0],
+                     perCandidate[1], perCandidate[2]);
+              std::ifstream d(described);
+              int kernels = 0;
+              for (std::string line; std::getline(d, line);)
+                kernels += line.rfind("kernel ", 0) == 0 &&
+                           line.find(" fits ") != std::string::npos &&
+                           std::atoi(line.c_str() + line.find(" fits ") + 6) > 0;
+              EXPECT(kernels == 6, "%d kernels described", kernels);
+              return true;
+            });
   suite.run("an overflowing queue reports cudaErrorMemoryAllocation, and the "
             "next run works",
             [&] {
@@ -230,6 +287,10 @@ int main() {
               cudaError_t error = seed_runPipeline(64, 128, 0, 0, 100000, 8192);
               unsetenv("CUDA_REWRITE_PIPELINE_CAPACITY");
               EXPECT(error == cudaErrorMemoryAllocation, "got %s",
+                     cudaGetErrorName(error));
+              // Also left for the program's own check after the launch.
+              error = cudaGetLastError();
+              EXPECT(error == cudaErrorMemoryAllocation, "last error %s",
                      cudaGetErrorName(error));
               return runAndCheck(5000, 100);
             });

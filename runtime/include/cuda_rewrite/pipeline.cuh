@@ -7,8 +7,8 @@
 //
 // The host half of the pipeline runtime (rewriters/pipeline/, VersaPipe,
 // seed 004 sections 4, 5 and 7). A rewritten pipeline launch seeds the
-// stages' queues with the entry kernel and then hands a Runner its kernels;
-// the Runner runs them under an execution model:
+// stages' queues (pipeline_queue.cuh) with the entry kernel and then hands a
+// Runner its kernels; the Runner runs them under an execution model:
 //
 //   kbk         one kernel per stage and round; the host reads the queues'
 //               lengths after each round and stops when all are empty.
@@ -16,24 +16,30 @@
 //               block takes batches from the latest stage that has items.
 //   coarse      one persistent kernel per stage, each in its own stream and
 //               bound to its own SMs (an even split unless configured).
-//   fine        one persistent kernel per stage, all sharing the SMs, with a
-//               quota of blocks per SM for each (they fit on an SM together).
+//   fine        one persistent kernel per stage, sharing the SMs, with a
+//               quota of blocks per SM for each so that they fit together.
 //   hybrid      stage groups from a configuration file, each a megakernel,
 //               coarse or fine group on its own SMs.
 //   rtc         the original entry kernel, run to completion (the reference).
 //
-// Which one: CUDA_REWRITE_PIPELINE_MODEL=<model> if set, else the file named
-// by CUDA_REWRITE_PIPELINE_CONFIG, else the pragma's config(<file>) if that
-// file exists, else the pragma's model (auto: megakernel). The file, written
-// by scripts/pipeline-tune.py or by hand:
+// Which one (pipeline_config.cuh has the file format):
+//   CUDA_REWRITE_PIPELINE_MODEL=<model>    overrides everything, else
+//   CUDA_REWRITE_PIPELINE_CONFIG=<file>    a configuration file, else
+//   the pragma's config(<file>) if that file exists, else
+//   the pragma's model (auto: megakernel).
+// CUDA_REWRITE_PIPELINE_CAPACITY=<n> sets the queues' capacity and
+// CUDA_REWRITE_PIPELINE_ADAPT=1 turns on online adaptation: blocks that find
+// no work retire (counted in pinned host memory) and the host launches as
+// many blocks for the group with the most items waiting.
 //
-//   model hybrid
-//   capacity 1048576                          # items per stage queue
-//   group split..dice megakernel sms 0-87 blocks 2
-//   group shade fine sms 88-131 blocks 4      # blocks: per SM, or n,n,...
-//
-// CUDA_REWRITE_PIPELINE_CAPACITY overrides the capacity, and
-// CUDA_REWRITE_PIPELINE_TIMES=<file> appends each run's time (for the tuner).
+// For the offline tuner (scripts/pipeline-tune.py):
+//   CUDA_REWRITE_PIPELINE_DESCRIBE=<file>  writes the stages and how many
+//                                          blocks of each kernel fit an SM;
+//   CUDA_REWRITE_PIPELINE_TUNE=<file>      runs the configurations of the
+//                                          file in turn, one per launch,
+//                                          stopping any that runs past 3x
+//                                          the best so far;
+//   CUDA_REWRITE_PIPELINE_TIMES=<file>     appends each run's time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,17 +47,21 @@
 #define CUDA_REWRITE_PIPELINE_CUH
 
 #include "cuda_rewrite/error.cuh"
+#include "cuda_rewrite/pipeline_config.cuh"
 #include "cuda_rewrite/pipeline_queue.cuh"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cuda_rewrite {
@@ -82,20 +92,11 @@ struct Kernels {
   const void *const *kernelByKernel;
 };
 
-/// One persistent kernel of a run: its stages, SMs and blocks per SM.
-struct WorkerLaunch {
-  int firstStage, lastStage;
-  int smFirst, smLast;
-  int blocksPerSm; ///< 0: as many as fit.
-};
-
-/// A run's execution model, from the configuration.
-struct RunConfig {
-  std::string model = "megakernel";
-  size_t capacity = size_t(1) << 20;
-  std::vector<WorkerLaunch> workers; ///< hybrid: as configured
-  std::string source;                ///< Where the configuration came from.
-};
+/// Placement counters: one region per launch of a persistent kernel, the
+/// first launches and the adaptation's.
+inline constexpr int kMaxLaunches = 64;
+/// Polls of empty queues after which a block may retire (about 50 us).
+inline constexpr int kAdaptIdlePolls = 64;
 
 namespace detail {
 
@@ -107,24 +108,17 @@ static __global__ void resetQueues(Control *control) {
     queue.sequence[slot] = slot;
 }
 
-inline std::string trim(const std::string &text) {
-  size_t begin = text.find_first_not_of(" \t\r");
-  size_t end = text.find_last_not_of(" \t\r");
-  return begin == std::string::npos ? "" : text.substr(begin, end - begin + 1);
+inline const char *env(const char *name) {
+  const char *value = std::getenv(name);
+  return value && *value ? value : nullptr;
 }
 
-inline bool parseRange(const std::string &text, int &first, int &last) {
-  size_t dash = text.find('-');
-  char *end = nullptr;
-  first = static_cast<int>(std::strtol(text.c_str(), &end, 10));
-  if (end == text.c_str())
+inline bool readText(const char *file, std::string &text) {
+  std::ifstream in(file);
+  if (!in)
     return false;
-  if (dash == std::string::npos) {
-    last = first;
-    return *end == '\0';
-  }
-  last = static_cast<int>(std::strtol(text.c_str() + dash + 1, &end, 10));
-  return *end == '\0' && first <= last;
+  text.assign(std::istreambuf_iterator<char>(in), {});
+  return true;
 }
 
 } // namespace detail
@@ -133,7 +127,10 @@ inline bool parseRange(const std::string &text, int &first, int &last) {
 /// queues are allocated once and reused by every launch.
 class Runner {
 public:
-  explicit Runner(const PipelineDesc &desc) : desc(desc) {}
+  explicit Runner(const PipelineDesc &desc) : desc(desc) {
+    for (int s = 0; s < desc.stageCount; ++s)
+      stageNames.push_back(desc.stages[s].name);
+  }
   Runner(const Runner &) = delete;
   Runner &operator=(const Runner &) = delete;
 
@@ -141,7 +138,7 @@ public:
   cudaError_t prepare(cudaStream_t stream) {
     std::string why;
     RunConfig next;
-    if (!readConfig(next, why)) {
+    if (!chooseConfig(next, why)) {
       std::fprintf(stderr, "cuda-rewrite: error: pipeline '%s': %s\n",
                    desc.name, why.c_str());
       return cudaErrorInvalidValue;
@@ -149,13 +146,14 @@ public:
     if (control && next.capacity != config.capacity)
       release(); // queues of another size
     config = next;
-    if (config.model == "rtc")
-      return cudaSuccess;
     if (cudaError_t error = allocate())
       return error;
+    if (timing())
+      cudaEventRecord(start, stream);
+    if (config.model == "rtc")
+      return cudaSuccess;
     // Positions run on from one run to the next (a finished run leaves every
-    // queue empty); only counters that a run leaves non-zero are cleared, and
-    // everything after an aborted run.
+    // queue empty); everything is reset only after an aborted run.
     if (needsReset) {
       for (int s = 0; s < desc.stageCount; ++s)
         host.queues[s].head = host.queues[s].tail = host.queues[s].used = 0;
@@ -168,8 +166,6 @@ public:
           control);
       needsReset = false;
     }
-    if (timesFile())
-      cudaEventRecord(start, stream);
     return cudaGetLastError();
   }
 
@@ -187,6 +183,9 @@ public:
   /// \p stream and returns the first error (an overflow included).
   cudaError_t run(const Kernels &kernels, const void *args,
                   cudaStream_t stream) {
+    describe(kernels);
+    runStart = std::chrono::steady_clock::now();
+    timedOut = false;
     cudaError_t error = cudaGetLastError(); // the seeding launch
     if (!error)
       error = config.model == "kbk" ? runKernelByKernel(kernels, args, stream)
@@ -196,7 +195,7 @@ public:
     if (!error)
       error = cudaMemcpy(&host, control, sizeof(Control),
                          cudaMemcpyDeviceToHost);
-    if (!error && host.error) {
+    if (!error && host.error && !timedOut) {
       error = static_cast<cudaError_t>(host.error);
       std::fprintf(stderr,
                    "cuda-rewrite: error: pipeline '%s': the queue of stage "
@@ -208,166 +207,70 @@ public:
                        : "?",
                    config.capacity, cudaGetErrorString(error));
     }
-    if (error) {
+    if (error || timedOut)
       needsReset = true;
-      return error;
-    }
+    if (error)
+      return leaveAsLastError(error);
     recordTime(stream);
     return cudaSuccess;
   }
 
-  const RunConfig &configuration() const { return config; }
+  /// After the original entry kernel (model rtc): records its time.
+  cudaError_t ranOriginal(cudaStream_t stream) {
+    cudaError_t error = cudaGetLastError();
+    if (!error && timing()) {
+      error = cudaStreamSynchronize(stream);
+      recordTime(stream);
+    }
+    return error;
+  }
 
 private:
   //===-- Configuration ---------------------------------------------------===//
 
-  static const char *env(const char *name) {
-    const char *value = std::getenv(name);
-    return value && *value ? value : nullptr;
-  }
-
   static const char *timesFile() {
-    return env("CUDA_REWRITE_PIPELINE_TIMES");
+    return detail::env("CUDA_REWRITE_PIPELINE_TIMES");
   }
+  bool timing() const { return timesFile() || !candidates.empty(); }
 
-  bool readConfig(RunConfig &out, std::string &why) const {
-    RunConfig result;
-    if (const char *model = env("CUDA_REWRITE_PIPELINE_MODEL")) {
-      result.model = model;
-      result.source = "CUDA_REWRITE_PIPELINE_MODEL";
-    } else if (const char *file = env("CUDA_REWRITE_PIPELINE_CONFIG")) {
-      if (!readFile(file, result, why))
-        return false;
-    } else if (desc.configFile && std::ifstream(desc.configFile).good()) {
-      if (!readFile(desc.configFile, result, why))
-        return false;
-    } else {
-      result.model = std::strcmp(desc.model, "auto") ? desc.model
-                                                     : "megakernel";
-      result.source = "the pragma";
-    }
-    if (const char *capacity = env("CUDA_REWRITE_PIPELINE_CAPACITY"))
-      result.capacity = std::strtoull(capacity, nullptr, 10);
-    static const char *const Models[] = {"rtc",    "kbk",  "megakernel",
-                                         "coarse", "fine", "hybrid"};
-    if (std::none_of(std::begin(Models), std::end(Models),
-                     [&](const char *m) { return result.model == m; })) {
-      why = "unknown model '" + result.model + "' (from " + result.source +
-            "); models: rtc, kbk, megakernel, coarse, fine, hybrid";
-      return false;
-    }
-    if (result.model == "hybrid" && result.workers.empty()) {
-      why = "model hybrid needs 'group' lines in a configuration file";
-      return false;
-    }
-    if (result.capacity < 2 || (result.capacity & (result.capacity - 1))) {
-      why = "capacity " + std::to_string(result.capacity) +
-            " is not a power of two";
-      return false;
-    }
-    out = result;
-    return true;
-  }
-
-  int stageIndex(const std::string &name) const {
-    for (int s = 0; s < desc.stageCount; ++s)
-      if (name == desc.stages[s].name)
-        return s;
-    return -1;
-  }
-
-  bool readFile(const char *file, RunConfig &result, std::string &why) const {
-    std::ifstream in(file);
-    if (!in) {
-      why = std::string("cannot read configuration '") + file + "'";
-      return false;
-    }
-    result.source = file;
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      line = detail::trim(line.substr(0, line.find('#')));
-      if (line.empty())
-        continue;
-      std::istringstream words(line);
-      std::string key;
-      words >> key;
-      std::string where = std::string(file) + ":" + std::to_string(number);
-      if (key == "model") {
-        words >> result.model;
-      } else if (key == "capacity") {
-        words >> result.capacity;
-      } else if (key == "group") {
-        if (!readGroup(words, result, why)) {
-          why = where + ": " + why;
+  bool chooseConfig(RunConfig &result, std::string &why) {
+    std::string text;
+    if (const char *tune = detail::env("CUDA_REWRITE_PIPELINE_TUNE")) {
+      if (candidates.empty()) {
+        if (!detail::readText(tune, text)) {
+          why = std::string("cannot read tuning file '") + tune + "'";
           return false;
         }
-      } else {
-        why = where + ": unknown key '" + key + "'";
+        candidates = splitCandidates(text);
+      }
+      candidate = launchCount++ % candidates.size();
+      if (!parseConfig(candidates[candidate], stageNames,
+                       std::string(tune) + "#" + std::to_string(candidate),
+                       result, why))
+        return false;
+    } else if (const char *model = detail::env("CUDA_REWRITE_PIPELINE_MODEL")) {
+      result.model = model;
+      result.source = "CUDA_REWRITE_PIPELINE_MODEL";
+    } else if (const char *file = detail::env("CUDA_REWRITE_PIPELINE_CONFIG")) {
+      if (!detail::readText(file, text)) {
+        why = std::string("cannot read configuration '") + file + "'";
         return false;
       }
-      if (words.fail()) {
-        why = where + ": cannot read '" + line + "'";
+      if (!parseConfig(text, stageNames, file, result, why))
         return false;
-      }
-    }
-    return true;
-  }
-
-  /// `group <stage>[..<stage>] megakernel|coarse|fine sms <a>-<b>
-  /// [blocks <n>[,<n>...]]`.
-  bool readGroup(std::istringstream &words, RunConfig &result,
-                 std::string &why) const {
-    std::string stages, model, smsKey, sms, blocksKey, blocks;
-    words >> stages >> model >> smsKey >> sms >> blocksKey >> blocks;
-    words.clear();
-    size_t dots = stages.find("..");
-    int first = stageIndex(stages.substr(0, dots));
-    int last = dots == std::string::npos ? first
-                                         : stageIndex(stages.substr(dots + 2));
-    if (first < 0 || last < first) {
-      why = "'" + stages + "' is not a stage or a range first..last of stages";
-      return false;
-    }
-    int smFirst, smLast;
-    if (smsKey != "sms" || !detail::parseRange(sms, smFirst, smLast)) {
-      why = "expected 'sms <first>-<last>'";
-      return false;
-    }
-    std::vector<int> quota;
-    if (blocksKey == "blocks") {
-      std::stringstream list(blocks);
-      for (std::string item; std::getline(list, item, ',');)
-        quota.push_back(std::atoi(item.c_str()));
-    } else if (!blocksKey.empty()) {
-      why = "expected 'blocks <n>[,<n>...]' after the SMs";
-      return false;
-    }
-    auto quotaOf = [&](int i) {
-      return quota.empty() ? 0 : quota[std::min<size_t>(i, quota.size() - 1)];
-    };
-    if (model == "megakernel") {
-      result.workers.push_back({first, last, smFirst, smLast, quotaOf(0)});
-    } else if (model == "fine") {
-      for (int s = first; s <= last; ++s)
-        result.workers.push_back(
-            {s, s, smFirst, smLast, quotaOf(s - first)});
-    } else if (model == "coarse") {
-      int count = last - first + 1, span = smLast - smFirst + 1;
-      if (span < count) {
-        why = "a coarse group needs an SM per stage";
+    } else if (desc.configFile && detail::readText(desc.configFile, text)) {
+      if (!parseConfig(text, stageNames, desc.configFile, result, why))
         return false;
-      }
-      for (int s = first; s <= last; ++s) {
-        int i = s - first;
-        result.workers.push_back({s, s, smFirst + span * i / count,
-                                  smFirst + span * (i + 1) / count - 1,
-                                  quotaOf(i)});
-      }
     } else {
-      why = "unknown group model '" + model + "' (megakernel, coarse, fine)";
-      return false;
+      result.model =
+          std::strcmp(desc.model, "auto") ? desc.model : "megakernel";
+      result.source = "the pragma";
     }
-    return true;
+    if (const char *capacity = detail::env("CUDA_REWRITE_PIPELINE_CAPACITY"))
+      result.capacity = std::strtoull(capacity, nullptr, 10);
+    if (const char *adapt = detail::env("CUDA_REWRITE_PIPELINE_ADAPT"))
+      result.adapt = std::strcmp(adapt, "0") != 0;
+    return validateConfig(result, why);
   }
 
   //===-- Memory ----------------------------------------------------------===//
@@ -382,30 +285,31 @@ private:
     for (int s = 0; s < desc.stageCount; ++s) {
       host.groupSize[s] = desc.stages[s].groupSize;
       host.queues[s].capacity = config.capacity;
-      if (cudaError_t error = cudaMalloc(&slots[s], config.capacity *
-                                                        desc.stages[s].itemBytes))
+      if (cudaError_t error = cudaMalloc(
+              &slots[s], config.capacity * desc.stages[s].itemBytes))
         return error;
-      if (cudaError_t error =
-              cudaMalloc(&host.queues[s].sequence,
-                         config.capacity * sizeof(Position)))
+      if (cudaError_t error = cudaMalloc(&host.queues[s].sequence,
+                                         config.capacity * sizeof(Position)))
         return error;
     }
     if (cudaError_t error = cudaMalloc(&control, sizeof(Control)))
       return error;
     if (cudaError_t error = cudaMalloc(
-            &placementCounters,
-            kMaxStages * (kMaxSms + 2) * sizeof(int)))
+            &counters, (kMaxLaunches * (kMaxSms + 2) + kMaxStages) *
+                           sizeof(int)))
       return error;
     if (cudaError_t error = cudaMallocHost(&lengths, sizeof(Control)))
       return error;
-    if (!start) { // streams and events outlive a change of capacity
+    if (!start) { // Streams, events and host memory outlive the queues.
       cudaEventCreate(&start);
       cudaEventCreate(&stop);
-      for (int s = 0; s < kMaxStages; ++s) {
-        cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking);
-        cudaEventCreateWithFlags(&done[s], cudaEventDisableTiming);
-      }
+      for (cudaStream_t &s : streams)
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+      for (cudaEvent_t &e : done)
+        cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
       cudaEventCreateWithFlags(&seeded, cudaEventDisableTiming);
+      cudaHostAlloc(&retired, sizeof(int), cudaHostAllocMapped);
+      cudaHostGetDevicePointer(&retiredOnDevice, retired, 0);
     }
     needsReset = true;
     return cudaGetLastError();
@@ -418,9 +322,43 @@ private:
       slots[s] = nullptr;
     }
     cudaFree(control);
-    cudaFree(placementCounters);
+    cudaFree(counters);
     cudaFreeHost(lengths);
     control = nullptr;
+  }
+
+  /// Returns \p error, leaving it for the program's cudaGetLastError too
+  /// where the runtime can: an overflow shows as the failed allocation it
+  /// is. (The rewritten launch statement has no value to return it in.)
+  static cudaError_t leaveAsLastError(cudaError_t error) {
+    if (error == cudaErrorMemoryAllocation) {
+      void *never = nullptr;
+      if (cudaMalloc(&never, ~size_t(0) / 2) == cudaSuccess)
+        cudaFree(never);
+    }
+    return error;
+  }
+
+  //===-- Time-outs (tuning) ----------------------------------------------===//
+
+  /// The longest a tuning candidate may run: 3x the best so far.
+  double limitMs() const { return candidates.empty() ? 0 : 3 * bestMs; }
+
+  bool pastLimit() const {
+    double limit = limitMs();
+    return limit > 0 &&
+           std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - runStart)
+                   .count() > limit;
+  }
+
+  /// Stops a run that is past its time: every block sees the abort flag.
+  void stopRun() {
+    int one = 1;
+    cudaMemcpyAsync(&control->abort, &one, sizeof one, cudaMemcpyHostToDevice,
+                    streams[kMaxStages - 1]);
+    cudaStreamSynchronize(streams[kMaxStages - 1]);
+    timedOut = true;
   }
 
   //===-- Models ----------------------------------------------------------===//
@@ -428,14 +366,18 @@ private:
   cudaError_t runKernelByKernel(const Kernels &kernels, const void *args,
                                 cudaStream_t stream) {
     for (;;) {
-      if (cudaError_t error =
-              cudaMemcpyAsync(lengths, control, sizeof(Control),
-                              cudaMemcpyDeviceToHost, stream))
+      if (cudaError_t error = cudaMemcpyAsync(lengths, control,
+                                              sizeof(Control),
+                                              cudaMemcpyDeviceToHost, stream))
         return error;
       if (cudaError_t error = cudaStreamSynchronize(stream))
         return error;
       if (lengths->abort)
         return cudaSuccess; // run() reports the error
+      if (pastLimit()) {
+        timedOut = true;
+        return cudaSuccess;
+      }
       bool any = false;
       for (int s = 0; s < desc.stageCount; ++s) {
         Position first = lengths->queues[s].head;
@@ -444,7 +386,8 @@ private:
           continue;
         any = true;
         Position perBlock = desc.blockThreads / desc.stages[s].groupSize;
-        unsigned blocks = static_cast<unsigned>((count + perBlock - 1) / perBlock);
+        unsigned blocks =
+            static_cast<unsigned>((count + perBlock - 1) / perBlock);
         void *params[] = {const_cast<void *>(args), &first, &count};
         if (cudaError_t error = cudaLaunchKernel(
                 kernels.kernelByKernel[s], dim3(blocks),
@@ -456,6 +399,10 @@ private:
     }
   }
 
+  const void *worker(const Kernels &kernels, const WorkerLaunch &w) const {
+    return kernels.workers[w.firstStage * desc.stageCount + w.lastStage];
+  }
+
   /// The persistent kernels of the configured model.
   std::vector<WorkerLaunch> workerLaunches(int smCount) const {
     int n = desc.stageCount;
@@ -464,30 +411,44 @@ private:
       result.push_back({0, n - 1, 0, smCount - 1, 0});
     } else if (config.model == "coarse") {
       for (int s = 0; s < n; ++s)
-        result.push_back({s, s, smCount * s / n, smCount * (s + 1) / n - 1, 0});
+        result.push_back(
+            {s, s, smCount * s / n, smCount * (s + 1) / n - 1, 0});
     } else if (config.model == "fine") {
       for (int s = 0; s < n; ++s)
-        result.push_back({s, s, 0, smCount - 1, -1}); // placed by shareSms
+        result.push_back({s, s, 0, smCount - 1, -1});
     } else {
       result = config.workers;
     }
     return result;
   }
 
-  /// The fine model's placement of the kernels marked blocksPerSm < 0: SMs
-  /// that several stages share, with a quota of blocks per SM for each that
-  /// lets them fit together. Stages are packed first-fit, heaviest first
-  /// (one block of a kernel takes 1 / fits of an SM), into as few sets as
-  /// fit, each set on an equal share of the SMs; within a set, the stages
-  /// take one more block per SM in turn while they fit.
+  /// Places the kernels marked blocksPerSm < 0 (the fine model) on SMs that
+  /// they share, with a quota of blocks per SM that lets them fit together.
+  /// Stages are packed first-fit, heaviest first (one block of a kernel
+  /// takes 1 / fits of an SM), into as few sets as fit, each set on an equal
+  /// share of the SMs [smFirst, smLast] they asked for; within a set, the
+  /// stages take one more block per SM in turn while they still fit.
   static void shareSms(std::vector<WorkerLaunch> &launches,
-                       const std::vector<int> &fits, int smCount) {
-    std::vector<size_t> shared;
-    for (size_t k = 0; k < launches.size(); ++k)
-      if (launches[k].blocksPerSm < 0)
-        shared.push_back(k);
-    if (shared.empty())
-      return;
+                       const std::vector<int> &fits) {
+    for (size_t first = 0; first < launches.size(); ++first) {
+      if (launches[first].blocksPerSm >= 0)
+        continue;
+      // The fine kernels on the same SMs as this one (a fine group).
+      std::vector<size_t> shared;
+      for (size_t k = first; k < launches.size(); ++k)
+        if (launches[k].blocksPerSm < 0 &&
+            launches[k].smFirst == launches[first].smFirst &&
+            launches[k].smLast == launches[first].smLast)
+          shared.push_back(k);
+      packOnSms(launches, fits, shared);
+    }
+  }
+
+  static void packOnSms(std::vector<WorkerLaunch> &launches,
+                        const std::vector<int> &fits,
+                        std::vector<size_t> shared) {
+    int smFirst = launches[shared[0]].smFirst;
+    int smCount = launches[shared[0]].smLast - smFirst + 1;
     std::sort(shared.begin(), shared.end(),
               [&](size_t a, size_t b) { return fits[a] < fits[b]; });
     std::vector<std::vector<size_t>> sets;
@@ -506,11 +467,10 @@ private:
     int count = static_cast<int>(sets.size());
     for (int set = 0; set < count; ++set) {
       for (size_t k : sets[set]) {
-        launches[k].smFirst = smCount * set / count;
-        launches[k].smLast = smCount * (set + 1) / count - 1;
+        launches[k].smFirst = smFirst + smCount * set / count;
+        launches[k].smLast = smFirst + smCount * (set + 1) / count - 1;
         launches[k].blocksPerSm = 1;
       }
-      // One more block at a time, in turn, while the SM still fits them.
       for (bool grew = true; grew;) {
         grew = false;
         for (size_t k : sets[set])
@@ -523,38 +483,12 @@ private:
     }
   }
 
-  cudaError_t runPersistent(const Kernels &kernels, const void *args,
-                            cudaStream_t stream) {
-    int device = 0, smCount = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
-    std::vector<WorkerLaunch> launches = workerLaunches(smCount);
-    if (launches.size() > static_cast<size_t>(kMaxStages))
-      return cudaErrorInvalidValue;
-    std::vector<int> fits(launches.size());
-    for (size_t k = 0; k < launches.size(); ++k) {
-      const WorkerLaunch &w = launches[k];
-      const void *kernel =
-          kernels.workers[w.firstStage * desc.stageCount + w.lastStage];
-      if (cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &fits[k], kernel, desc.blockThreads, 0))
-        return error;
-      if (fits[k] < 1)
-        return cudaErrorInvalidConfiguration;
-    }
-    // Kernels that share an SM must fit on it together, or one of them may
-    // never get a block and the run never ends: the sum over kernels of
-    // quota / blocks-that-fit stays at most 1 on every SM (each resource a
-    // block uses is at most its SM's capacity / blocks-that-fit).
-    shareSms(launches, fits, smCount);
-    for (size_t k = 0; k < launches.size(); ++k) {
-      WorkerLaunch &w = launches[k];
-      if (w.blocksPerSm == 0 || w.blocksPerSm > fits[k])
-        w.blocksPerSm = fits[k];
-      w.smLast = std::min(w.smLast, smCount - 1);
-      if (w.smFirst > w.smLast)
-        return cudaErrorInvalidValue;
-    }
+  /// Kernels that share an SM must fit on it together, or one of them may
+  /// never get a block and the run never ends: the sum over kernels of
+  /// quota / blocks-that-fit stays at most 1 on every SM (each resource a
+  /// block uses is at most its SM's capacity / blocks-that-fit).
+  bool fitTogether(const std::vector<WorkerLaunch> &launches,
+                   const std::vector<int> &fits, int smCount) const {
     for (int sm = 0; sm < smCount; ++sm) {
       double load = 0;
       for (size_t k = 0; k < launches.size(); ++k)
@@ -565,56 +499,203 @@ private:
                      "cuda-rewrite: error: pipeline '%s': the blocks placed "
                      "on SM %d do not fit on it together (%s)\n",
                      desc.name, sm, config.source.c_str());
-        return cudaErrorInvalidConfiguration;
+        return false;
       }
     }
+    return true;
+  }
+
+  /// Launches persistent kernel \p w as launch \p region on \p s, its blocks
+  /// counted in group \p group's live blocks.
+  cudaError_t launchWorker(const Kernels &kernels, const void *args,
+                           const WorkerLaunch &w, int grid, int region,
+                           int group, cudaStream_t s) {
+    int *region0 = counters + region * (kMaxSms + 2);
+    int *live = counters + kMaxLaunches * (kMaxSms + 2) + group;
+    Placement placement{w.smFirst,
+                        w.smLast,
+                        w.blocksPerSm,
+                        region0,
+                        region0 + kMaxSms,
+                        region0 + kMaxSms + 1,
+                        live,
+                        config.adapt ? kAdaptIdlePolls : 0,
+                        retiredOnDevice};
+    if (cudaError_t error = cudaMemsetAsync(region0, 0,
+                                            (kMaxSms + 2) * sizeof(int), s))
+      return error;
+    void *params[] = {const_cast<void *>(args), &placement};
+    return cudaLaunchKernel(worker(kernels, w), dim3(grid),
+                            dim3(desc.blockThreads), params, 0, s);
+  }
+
+  cudaError_t runPersistent(const Kernels &kernels, const void *args,
+                            cudaStream_t stream) {
+    int device = 0, smCount = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
+    std::vector<WorkerLaunch> launches = workerLaunches(smCount);
+    if (launches.size() > static_cast<size_t>(kMaxStages - 1))
+      return cudaErrorInvalidValue;
+    std::vector<int> fits(launches.size());
+    for (size_t k = 0; k < launches.size(); ++k) {
+      if (cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &fits[k], worker(kernels, launches[k]), desc.blockThreads, 0))
+        return error;
+      if (fits[k] < 1)
+        return cudaErrorInvalidConfiguration;
+    }
+    shareSms(launches, fits);
+    for (size_t k = 0; k < launches.size(); ++k) {
+      WorkerLaunch &w = launches[k];
+      if (w.blocksPerSm == 0 || w.blocksPerSm > fits[k])
+        w.blocksPerSm = fits[k];
+      w.smLast = std::min(w.smLast, smCount - 1);
+      if (w.smFirst > w.smLast)
+        return cudaErrorInvalidValue;
+    }
+    if (!fitTogether(launches, fits, smCount))
+      return cudaErrorInvalidConfiguration;
+    *retired = 0;
     if (cudaError_t error = cudaMemsetAsync(
-            placementCounters, 0,
-            launches.size() * (kMaxSms + 2) * sizeof(int), stream))
+            counters + kMaxLaunches * (kMaxSms + 2), 0,
+            kMaxStages * sizeof(int), stream))
       return error;
     cudaEventRecord(seeded, stream);
     for (size_t k = 0; k < launches.size(); ++k) {
-      const WorkerLaunch &w = launches[k];
-      int *counters = placementCounters + k * (kMaxSms + 2);
-      Placement placement{w.smFirst,         w.smLast,     w.blocksPerSm,
-                          counters,          counters + kMaxSms,
-                          counters + kMaxSms + 1};
-      void *params[] = {const_cast<void *>(args), &placement};
       cudaStreamWaitEvent(streams[k], seeded, 0);
-      if (cudaError_t error = cudaLaunchKernel(
-              kernels.workers[w.firstStage * desc.stageCount + w.lastStage],
-              dim3(fits[k] * smCount), dim3(desc.blockThreads), params, 0,
-              streams[k]))
+      // Enough blocks to fill every SM: those not on their SMs exit at once.
+      if (cudaError_t error =
+              launchWorker(kernels, args, launches[k], fits[k] * smCount,
+                           static_cast<int>(k), static_cast<int>(k),
+                           streams[k]))
         return error;
+    }
+    if (config.adapt || limitMs() > 0)
+      return watch(kernels, args, launches, fits);
+    for (size_t k = 0; k < launches.size(); ++k) {
       cudaEventRecord(done[k], streams[k]);
       cudaStreamWaitEvent(stream, done[k], 0);
     }
     return cudaGetLastError();
   }
 
+  /// Waits for the persistent kernels of \p launches on the host: stops a
+  /// tuning run past its time, and (online adaptation) launches blocks for
+  /// the group with the most items waiting whenever blocks have retired.
+  cudaError_t watch(const Kernels &kernels, const void *args,
+                    const std::vector<WorkerLaunch> &launches,
+                    const std::vector<int> &fits) {
+    int replaced = 0, region = static_cast<int>(launches.size());
+    size_t used = launches.size();
+    cudaStream_t side = streams[kMaxStages - 1];
+    for (;;) {
+      bool running = false;
+      for (size_t k = 0; k < used && !running; ++k)
+        running = cudaStreamQuery(streams[k]) == cudaErrorNotReady;
+      if (!running)
+        return cudaGetLastError();
+      if (!timedOut && pastLimit())
+        stopRun();
+      int now = __atomic_load_n(retired, __ATOMIC_RELAXED);
+      if (config.adapt && !timedOut && now > replaced &&
+          region < kMaxLaunches) {
+        cudaMemcpyAsync(lengths, control, sizeof(Control),
+                        cudaMemcpyDeviceToHost, side);
+        cudaStreamSynchronize(side);
+        size_t busiest = 0;
+        Position most = 0;
+        for (size_t k = 0; k < launches.size(); ++k) {
+          Position waiting = 0;
+          for (int s = launches[k].firstStage; s <= launches[k].lastStage; ++s)
+            waiting += lengths->queues[s].tail - lengths->queues[s].head;
+          if (waiting > most) {
+            most = waiting;
+            busiest = k;
+          }
+        }
+        if (most > 0) {
+          WorkerLaunch anywhere = launches[busiest];
+          anywhere.smFirst = 0;
+          anywhere.smLast = kMaxSms - 1;
+          anywhere.blocksPerSm = fits[busiest];
+          size_t k = std::min<size_t>(used, kMaxStages - 2);
+          used = std::max(used, k + 1);
+          if (cudaError_t error = launchWorker(
+                  kernels, args, anywhere, now - replaced, region++,
+                  static_cast<int>(busiest), streams[k]))
+            return error;
+          replaced = now;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+
+  //===-- Reports for the tuner -------------------------------------------===//
+
+  /// CUDA_REWRITE_PIPELINE_DESCRIBE: the stages and, for every persistent
+  /// kernel, how many of its blocks fit on an SM (once per program).
+  void describe(const Kernels &kernels) {
+    const char *file = detail::env("CUDA_REWRITE_PIPELINE_DESCRIBE");
+    if (!file || described)
+      return;
+    described = true;
+    std::FILE *out = std::fopen(file, "w");
+    if (!out)
+      return;
+    int device = 0, smCount = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device);
+    std::fprintf(out, "pipeline %s\nsms %d\n", desc.name, smCount);
+    for (int s = 0; s < desc.stageCount; ++s)
+      std::fprintf(out, "stage %s threads %d\n", desc.stages[s].name,
+                   desc.stages[s].groupSize);
+    for (int first = 0; first < desc.stageCount; ++first)
+      for (int last = first; last < desc.stageCount; ++last) {
+        int fits = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &fits, kernels.workers[first * desc.stageCount + last],
+            desc.blockThreads, 0);
+        std::fprintf(out, "kernel %s %s fits %d\n", desc.stages[first].name,
+                     desc.stages[last].name, fits);
+      }
+    std::fclose(out);
+  }
+
   void recordTime(cudaStream_t stream) {
-    const char *file = timesFile();
-    if (!file)
+    if (!timing())
       return;
     float ms = 0;
     cudaEventRecord(stop, stream);
     cudaEventSynchronize(stop);
     cudaEventElapsedTime(&ms, start, stop);
-    if (FILE *out = std::fopen(file, "a")) {
-      std::fprintf(out, "pipeline=%s model=%s ms=%.6f\n", desc.name,
-                   config.model.c_str(), ms);
-      std::fclose(out);
-    }
+    if (!candidates.empty() && !timedOut && (bestMs == 0 || ms < bestMs))
+      bestMs = ms;
+    if (const char *file = timesFile())
+      if (std::FILE *out = std::fopen(file, "a")) {
+        std::fprintf(out, "pipeline=%s model=%s candidate=%d ms=%.6f%s\n",
+                     desc.name, config.model.c_str(),
+                     candidates.empty() ? -1 : static_cast<int>(candidate),
+                     ms, timedOut ? " timeout" : "");
+        std::fclose(out);
+      }
   }
 
   PipelineDesc desc;
+  std::vector<std::string> stageNames;
   RunConfig config;
   Control host{};
   Control *control = nullptr;
-  Control *lengths = nullptr; ///< Pinned: the queues' positions, for KBK.
+  Control *lengths = nullptr; ///< Pinned: the queues' positions.
   void *slots[kMaxStages] = {};
-  int *placementCounters = nullptr;
-  bool needsReset = true;
+  int *counters = nullptr; ///< Placement regions, then live blocks per group.
+  int *retired = nullptr, *retiredOnDevice = nullptr; ///< Mapped host memory.
+  bool needsReset = true, described = false, timedOut = false;
+  std::vector<std::string> candidates; ///< CUDA_REWRITE_PIPELINE_TUNE
+  size_t candidate = 0, launchCount = 0;
+  double bestMs = 0;
+  std::chrono::steady_clock::time_point runStart;
   cudaStream_t streams[kMaxStages] = {};
   cudaEvent_t done[kMaxStages] = {}, seeded = nullptr, start = nullptr,
               stop = nullptr;

@@ -195,6 +195,61 @@ public:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Placement of persistent blocks (SM-centric filling and retreating)
+//===----------------------------------------------------------------------===//
+
+/// Where the blocks of one persistent kernel may stay: SMs [smFirst, smLast],
+/// at most blocksPerSm on each. The counters are zeroed before each launch.
+struct Placement {
+  int smFirst;
+  int smLast;
+  int blocksPerSm;
+  int *perSm;   ///< kMaxSms counters: blocks that stayed on each SM.
+  int *tickets; ///< Blocks that have decided.
+  int *stayed;  ///< Blocks that stayed.
+  /// Online adaptation: blocks of the group (of every launch serving its
+  /// stages) that are running; a block that found no work in idlePolls
+  /// polls retires, unless it is the group's last, and counts itself in
+  /// `retired`, host memory the host watches (0: blocks never retire).
+  int *live;
+  int idlePolls;
+  int *retired;
+};
+
+__device__ inline unsigned smId() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+/// Whether the calling block stays: on one of its SMs and under the SM's
+/// quota. The kernel is launched with enough blocks to fill every SM, and
+/// the others exit at once. The last block to decide stays anyway if none
+/// did (its SMs may be full of other kernels), so every stage keeps at least
+/// one block and the run always ends. Every thread of the block calls it.
+__device__ inline bool stayOnThisSm(const Placement &placement) {
+  __shared__ int stays;
+  if (threadIdx.x == 0) {
+    int sm = static_cast<int>(smId());
+    int ticket = atomicAdd(placement.tickets, 1);
+    bool stay = sm >= placement.smFirst && sm <= placement.smLast &&
+                sm < kMaxSms &&
+                atomicAdd(&placement.perSm[sm], 1) < placement.blocksPerSm;
+    if (!stay && ticket == static_cast<int>(gridDim.x) - 1 &&
+        DeviceAtomic<int>(*placement.stayed)
+                .load(cuda::std::memory_order_relaxed) == 0)
+      stay = true;
+    if (stay) {
+      atomicAdd(placement.stayed, 1);
+      atomicAdd(placement.live, 1);
+    }
+    stays = stay;
+  }
+  __syncthreads();
+  return stays != 0;
+}
+
 /// The items a block runs at once: positions [first, first + count) of one
 /// stage's queue, one per group of groupSize[stage] threads. stage < 0: the
 /// run is over.
@@ -228,16 +283,34 @@ __device__ inline bool tryReserve(Control &control, int stage, Position want,
 
 } // namespace detail
 
+namespace detail {
+
+/// Whether a block that found no work for a while leaves: only if its group
+/// keeps another block (so a later item of the group always finds one).
+__device__ inline bool retire(const Placement &placement) {
+  if (atomicSub(placement.live, 1) > 1) {
+    cuda::atomic_ref<int, cuda::thread_scope_system>(*placement.retired)
+        .fetch_add(1, cuda::std::memory_order_relaxed);
+    return true;
+  }
+  atomicAdd(placement.live, 1);
+  return false;
+}
+
+} // namespace detail
+
 /// The next batch of the calling block among stages [firstStage, lastStage],
 /// later stages first (draining downstream keeps the queues short). Waits,
 /// sleeping between polls, while the queues are empty but items are in
-/// flight; false once no item is left anywhere or the run was aborted. Every
-/// thread of the block calls it.
-__device__ inline bool nextBatch(Control &control, int firstStage,
-                                 int lastStage, Batch &batch) {
+/// flight; false once no item is left anywhere, the run was aborted, or the
+/// block retires (online adaptation, see Placement). Every thread of the
+/// block calls it.
+__device__ inline bool nextBatch(Control &control, const Placement &placement,
+                                 int firstStage, int lastStage, Batch &batch) {
   __shared__ Batch next;
   if (threadIdx.x == 0) {
     unsigned sleep = 32;
+    int idle = 0;
     for (;;) {
       if (DeviceAtomic<int>(control.abort).load(
               cuda::std::memory_order_relaxed)) {
@@ -254,6 +327,13 @@ __device__ inline bool nextBatch(Control &control, int firstStage,
               .load(cuda::std::memory_order_acquire) == 0) {
         next.stage = -1;
         break;
+      }
+      if (placement.idlePolls && ++idle >= placement.idlePolls) {
+        idle = 0;
+        if (detail::retire(placement)) {
+          next.stage = -1;
+          break;
+        }
       }
       __nanosleep(sleep);
       sleep = sleep < kMaxPollSleepNs ? 2 * sleep : sleep;
@@ -299,52 +379,6 @@ __device__ inline void finishBatch(Control &control, const Batch &batch) {
     DeviceAtomic<int>(control.inFlight)
         .fetch_sub(batch.count, cuda::std::memory_order_release);
   }
-}
-
-//===----------------------------------------------------------------------===//
-// Placement of persistent blocks (SM-centric filling and retreating)
-//===----------------------------------------------------------------------===//
-
-/// Where the blocks of one persistent kernel may stay: SMs [smFirst, smLast],
-/// at most blocksPerSm on each. The counters are zeroed before each launch.
-struct Placement {
-  int smFirst;
-  int smLast;
-  int blocksPerSm;
-  int *perSm;   ///< kMaxSms counters: blocks that stayed on each SM.
-  int *tickets; ///< Blocks that have decided.
-  int *stayed;  ///< Blocks that stayed.
-};
-
-__device__ inline unsigned smId() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-/// Whether the calling block stays: on one of its SMs and under the SM's
-/// quota. The kernel is launched with enough blocks to fill every SM, and
-/// the others exit at once. The last block to decide stays anyway if none
-/// did (its SMs may be full of other kernels), so every stage keeps at least
-/// one block and the run always ends. Every thread of the block calls it.
-__device__ inline bool stayOnThisSm(const Placement &placement) {
-  __shared__ int stays;
-  if (threadIdx.x == 0) {
-    int sm = static_cast<int>(smId());
-    int ticket = atomicAdd(placement.tickets, 1);
-    bool stay = sm >= placement.smFirst && sm <= placement.smLast &&
-                sm < kMaxSms &&
-                atomicAdd(&placement.perSm[sm], 1) < placement.blocksPerSm;
-    if (!stay && ticket == static_cast<int>(gridDim.x) - 1 &&
-        DeviceAtomic<int>(*placement.stayed)
-                .load(cuda::std::memory_order_relaxed) == 0)
-      stay = true;
-    if (stay)
-      atomicAdd(placement.stayed, 1);
-    stays = stay;
-  }
-  __syncthreads();
-  return stays != 0;
 }
 
 } // namespace pipeline

@@ -85,7 +85,7 @@ int main() {
   // CHECK: refusals.cu:[[@LINE+2]]:3: remark: not rewritten: cannot run the pipeline from queues: 'helper', a device function that the pipeline calls, calls a stage; only stages and the entry kernel may [pipeline]
 #pragma cuda_rewrite pipeline
   entryHelper<<<1, 32>>>();
-  // CHECK: refusals.cu:[[@LINE+2]]:3: remark: not rewritten: cannot run the pipeline from queues: the call of stage 'wide' comes from 'narrow', whose groups are not threads(32); a threads(n) stage is called by n threads together [pipeline]
+  // CHECK: refusals.cu:[[@LINE+2]]:3: remark: not rewritten: cannot run the pipeline from queues: the call of stage 'wide' comes from 'narrow', whose groups are not threads(32); a threads(n) stage is called by n threads together, or by one thread in a loop over its ranks, 'for (int r = 0; r < n; ++r) stage(item, r);' [pipeline]
 #pragma cuda_rewrite pipeline
   entryNarrow<<<1, 32>>>();
   // CHECK: refusals.cu:[[@LINE+2]]:3: remark: not rewritten: cannot run the pipeline from queues: stage 'byReference' must take its item by value, of a trivially copyable type [pipeline]
