@@ -250,14 +250,22 @@ int main() {
               setenv("CUDA_REWRITE_PIPELINE_TUNE", tune, 1);
               setenv("CUDA_REWRITE_PIPELINE_TIMES", times, 1);
               setenv("CUDA_REWRITE_PIPELINE_DESCRIBE", described, 1);
-              bool ok = true;
-              for (int run = 0; run < 6 && ok; ++run)
-                ok = runAndCheck(50000, 500); // 2x each, none times out
+              // A candidate past 3x the best so far is stopped: the output
+              // of a tuning run is not checked, only that each ran and was
+              // timed (or marked as timed out).
+              test::DeviceArray<int> dVisits, dSums;
+              CUDA_OK(dVisits.allocate(50000));
+              CUDA_OK(dSums.allocate(50000));
+              int *v = dVisits.get(), *s = dSums.get();
+              CUDA_OK(cudaMemcpyToSymbol(visits, &v, sizeof v));
+              CUDA_OK(cudaMemcpyToSymbol(sums, &s, sizeof s));
+              cudaError_t error = cudaSuccess;
+              for (int run = 0; run < 6 && !error; ++run)
+                error = seed_runPipeline(4, 128, 0, 0, 50000, 500);
               unsetenv("CUDA_REWRITE_PIPELINE_TUNE");
               unsetenv("CUDA_REWRITE_PIPELINE_TIMES");
               unsetenv("CUDA_REWRITE_PIPELINE_DESCRIBE");
-              if (!ok)
-                return false;
+              CUDA_OK(error);
               std::ifstream in(times);
               int lines = 0, perCandidate[3] = {};
               for (std::string line; std::getline(in, line); ++lines) {
