@@ -88,6 +88,8 @@ PIPELINE_MODEL = "CUDA_REWRITE_PIPELINE_MODEL"
 REWRITTEN_ENV_RUNS = {
     "pipeline": [("kbk", {PIPELINE_MODEL: "kbk"}),
                  ("coarse", {PIPELINE_MODEL: "coarse"}),
+                 ("coarse-green", {PIPELINE_MODEL: "coarse",
+                                   "CUDA_REWRITE_PIPELINE_GREEN": "1"}),
                  ("fine", {PIPELINE_MODEL: "fine"}),
                  ("tuned", {"CUDA_REWRITE_PIPELINE_CONFIG":
                             str(PIPELINE_TUNED_DIR / "{name}.cfg")})]}

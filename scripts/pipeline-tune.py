@@ -20,8 +20,9 @@ or the pragma's config(<file>)):
 3. Measure: one run of the program with CUDA_REWRITE_PIPELINE_TUNE, which
    gives each launch the next candidate and stops any launch that runs past
    3x the best so far (the time-out tightens as better ones are found); each
-   candidate runs --repeats times. The five best are measured again, with
-   and without online adaptation, and the fastest median wins.
+   candidate runs --repeats times. The five best are measured again as they
+   are, with online adaptation, and with green contexts instead of the %smid
+   filter for groups on disjoint SMs; the fastest median wins.
 
 The program must launch the pipeline often enough: --launches-arg is how to
 ask it for n launches ('--reps={n} --warmup=0' for the samples' harness).
@@ -186,7 +187,8 @@ def main(argv):
         if not finalists:
             sys.exit(f"pipeline-tune: no configuration ran (exit {status})\n"
                      f"{output[-2000:]}")
-        second = finalists + [c + "adapt on\n" for c in finalists]
+        second = [c + extra for c in finalists
+                  for extra in ("", "adapt on\n", "green on\n")]
         final, status, output = measure(program, args.launches_arg, second,
                                         max(args.repeats, 5), workdir,
                                         args.timeout, "final")

@@ -235,6 +235,18 @@ int main() {
               unsetenv("CUDA_REWRITE_PIPELINE_ADAPT");
               return ok;
             });
+  suite.run("coarse groups in green contexts (or bound by SM id where the "
+            "driver has none): every item exactly once, 5 runs",
+            [&] {
+              setModel("coarse");
+              setenv("CUDA_REWRITE_PIPELINE_GREEN", "1", 1);
+              bool ok = true;
+              for (int run = 0; run < 5 && ok; ++run)
+                ok = runAndCheck(suite.uniform(1000, 200000),
+                                 suite.uniform(1, 4096));
+              unsetenv("CUDA_REWRITE_PIPELINE_GREEN");
+              return ok;
+            });
   suite.run("tuning: one candidate per launch, each timed; the description "
             "lists every kernel",
             [&] {

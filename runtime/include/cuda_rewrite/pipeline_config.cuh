@@ -12,6 +12,7 @@
 //   model hybrid                              # rtc kbk megakernel coarse fine
 //   capacity 1048576                          # items per stage queue
 //   adapt on                                  # online adaptation
+//   green on                                  # groups in green contexts
 //   group split..dice megakernel sms 0-87 blocks 2
 //   group shade fine sms 88-131 blocks 4      # blocks: per SM, or n,n,...
 //
@@ -48,6 +49,7 @@ struct RunConfig {
   std::string model = "megakernel";
   size_t capacity = size_t(1) << 20;
   bool adapt = false;
+  bool green = false; ///< Bind groups to SMs with green contexts.
   std::vector<WorkerLaunch> workers; ///< hybrid: as configured
   std::string source;                ///< Where the configuration came from.
 };
@@ -163,9 +165,9 @@ inline bool parseConfig(const std::string &text,
       words >> result.model;
     } else if (key == "capacity") {
       words >> result.capacity;
-    } else if (key == "adapt") {
+    } else if (key == "adapt" || key == "green") {
       words >> value;
-      result.adapt = value == "on";
+      (key == "adapt" ? result.adapt : result.green) = value == "on";
     } else if (key == "group") {
       if (!detail::parseGroup(words, stages, result, why)) {
         why = where + ": " + why;
