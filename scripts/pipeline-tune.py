@@ -95,15 +95,38 @@ def groupings(n):
         yield groups
 
 
+def fine_mappings(info, names, a, b):
+    """Block mappings of a fine group of stages a..b: the runtime's default
+    packing, and for each stage the mapping that gives it every block left
+    once the others have one (on each SM of the group, as the paper prunes:
+    the same mapping on every SM, no stage past what fits)."""
+    fits = [info["fits"].get((names[s], names[s]), 0) for s in range(a, b + 1)]
+    result = ["fine"]
+    if min(fits) < 1:
+        return result
+    for favoured in range(len(fits)):
+        others = sum(1 / f for i, f in enumerate(fits) if i != favoured)
+        room = int((1 - others) * fits[favoured] + 1e-9)
+        if room > 1:
+            blocks = ",".join(str(room) if i == favoured else "1"
+                              for i in range(len(fits)))
+            result.append(f"fine blocks {blocks}")
+    return result
+
+
 def candidates(info, sm_step):
     names = [name for name, _ in info["stages"]]
     sms = info["sms"]
     units = max(1, sms // sm_step)
     result = [f"model {m}\n" for m in ("kbk", "megakernel", "coarse", "fine")]
+    for mapping in fine_mappings(info, names, 0, len(names) - 1)[1:]:
+        result.append(f"model hybrid\ngroup {names[0]}..{names[-1]} fine "
+                      f"sms 0-{sms - 1} {mapping.split(' ', 1)[1]}\n")
     for groups in groupings(len(names)):
         if len(groups) < 2 or len(groups) > units:
             continue
-        models = [("megakernel",) if a == b else ("megakernel", "fine")
+        models = [("megakernel",) if a == b else
+                  ("megakernel", *fine_mappings(info, names, a, b))
                   for a, b in groups]
         for split in compositions(units, len(groups)):
             bounds = [0]
@@ -115,7 +138,9 @@ def candidates(info, sm_step):
                 for (a, b), model, lo, hi in zip(groups, chosen, bounds,
                                                  bounds[1:]):
                     stages = names[a] if a == b else f"{names[a]}..{names[b]}"
-                    lines.append(f"group {stages} {model} sms {lo}-{hi - 1}")
+                    kind, _, blocks = model.partition(" ")
+                    lines.append(f"group {stages} {kind} sms {lo}-{hi - 1}"
+                                 + (f" {blocks}" if blocks else ""))
                 result.append("\n".join(lines) + "\n")
     return result
 

@@ -104,7 +104,8 @@ private:
   static bool entryPoint(const char *name, F &function, std::string &why) {
     void *address = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion(name, &address, 12040,
+    // The ABI of this toolkit's headers, which declared the types used.
+    if (cudaGetDriverEntryPointByVersion(name, &address, CUDART_VERSION,
                                          cudaEnableDefault, &found) !=
             cudaSuccess ||
         found != cudaDriverEntryPointSuccess || !address) {

@@ -340,8 +340,9 @@ __device__ inline bool nextBatch(Control &control, const Placement &placement,
     }
   }
   __syncthreads();
+  // Thread 0 rewrites `next` only in the next call, after finishBatch's
+  // barriers: everyone has read it by then.
   batch = next;
-  __syncthreads(); // Everyone has read `next` before thread 0 may rewrite it.
   return batch.stage >= 0;
 }
 
