@@ -24,7 +24,8 @@
 namespace cuda_rewrite {
 
 /// Threads per block of every generated kernel.
-constexpr unsigned kPipelineBlockThreads = 256;
+/// (A block holds the widest group, threads(kMaxGroupSize).)
+constexpr unsigned kPipelineBlockThreads = kMaxGroupSize;
 
 /// The generated definitions, in the order they must appear.
 std::string generatePipelineCode(const PipelinePlan &Plan,

@@ -8,16 +8,31 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
-#include <deque>
+#include "llvm/Support/MathExtras.h"
+#include <functional>
 
 using namespace clang;
 
 namespace cuda_rewrite {
 
 bool PipelinePlan::hasCycles() const {
-  return llvm::any_of(Calls, [](const StageCall &C) {
-    return C.Caller >= 0 && C.Callee <= unsigned(C.Caller);
-  });
+  // Depth-first search over the stage-to-stage calls; a stage reached again
+  // while it is on the path closes a cycle.
+  enum Mark { New, OnPath, Done };
+  std::vector<Mark> Marks(Stages.size(), New);
+  std::function<bool(unsigned)> Visit = [&](unsigned S) {
+    Marks[S] = OnPath;
+    for (const StageCall &C : Calls)
+      if (C.Caller == int(S) && (Marks[C.Callee] == OnPath ||
+                                 (Marks[C.Callee] == New && Visit(C.Callee))))
+        return true;
+    Marks[S] = Done;
+    return false;
+  };
+  for (unsigned S = 0; S != Stages.size(); ++S)
+    if (Marks[S] == New && Visit(S))
+      return true;
+  return false;
 }
 
 namespace {
@@ -61,11 +76,16 @@ public:
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     if (IsEntry)
       return true;
-    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
+    if (const auto *V = dyn_cast<VarDecl>(E->getDecl())) {
       if (V->getIdentifier() && isBuiltinIndex(V->getName()))
         return fail("reads '" + V->getNameAsString() +
                     "', which means another thread or block once the stage "
                     "runs from a queue");
+      if (V->hasAttr<CUDASharedAttr>())
+        return fail("uses __shared__ '" + V->getNameAsString() +
+                    "', which items of other stages in the same block would "
+                    "share");
+    }
     return true;
   }
 
@@ -122,9 +142,8 @@ private:
                   std::to_string(GroupSize) +
                   ") stage; warp intrinsics need threads(32), where a group "
                   "is exactly one warp");
-    if (const DeclContext *DC = F->getDeclContext())
-      if (const auto *NS =
-              dyn_cast<NamespaceDecl>(DC->getEnclosingNamespaceContext()))
+    for (const DeclContext *DC = F->getDeclContext(); DC; DC = DC->getParent())
+      if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
         if (NS->getName() == "cooperative_groups")
           return fail("uses cooperative groups, whose groups are the block's "
                       "and the grid's");
@@ -143,12 +162,49 @@ private:
   bool IsEntry;
 };
 
+/// Whether a value of type \p T can hold an address: a pointer, reference
+/// or member pointer, or a record or array with one inside.
+bool mayHoldAddress(QualType T, unsigned Depth = 0) {
+  T = T.getCanonicalType();
+  if (T->isPointerType() || T->isReferenceType() || T->isMemberPointerType())
+    return true;
+  if (const auto *A = dyn_cast<ArrayType>(T.getTypePtr()))
+    return mayHoldAddress(A->getElementType(), Depth);
+  if (const RecordDecl *R = T->getAsRecordDecl()) {
+    if (Depth > 8)
+      return true;
+    if (const auto *C = dyn_cast<CXXRecordDecl>(R))
+      for (const CXXBaseSpecifier &B : C->bases())
+        if (mayHoldAddress(B.getType(), Depth + 1))
+          return true;
+    for (const FieldDecl *F : R->fields())
+      if (mayHoldAddress(F->getType(), Depth + 1))
+        return true;
+  }
+  return false;
+}
+
+/// Whether a record of type \p T has a reference member (at any depth).
+bool holdsReference(QualType T, unsigned Depth = 0) {
+  const RecordDecl *R = T.getCanonicalType()->getAsRecordDecl();
+  if (!R || Depth > 8)
+    return false;
+  for (const FieldDecl *F : R->fields())
+    if (F->getType()->isReferenceType() ||
+        holdsReference(F->getType(), Depth + 1))
+      return true;
+  return false;
+}
+
 /// Whether \p E takes the address of a local variable or lets a local array
 /// decay to a pointer: an item holding it would outlive the caller's frame.
-bool pointsIntoFrame(const Expr *E) {
+bool pointsIntoFrame(const Stmt *E) {
   struct Finder : RecursiveASTVisitor<Finder> {
     bool Found = false;
     llvm::SmallPtrSet<const Expr *, 4> ElementReads;
+    // The conversions of a braced item (`Pointer{a}`) are in the semantic
+    // form of its initializer list.
+    bool shouldVisitImplicitCode() const { return true; }
     /// The local variable whose storage \p E designates (`x`, `x.f`,
     /// `a[i]` of a local array a), if any.
     static const VarDecl *localRoot(const Expr *E) {
@@ -182,8 +238,30 @@ bool pointsIntoFrame(const Expr *E) {
       return !Found;
     }
   } F;
+  F.TraverseStmt(const_cast<Stmt *>(E));
+  return F.Found;
+}
+
+/// Whether \p E reads a local variable (not a parameter) whose type can
+/// hold an address.
+bool readsLocalAddress(const Expr *E) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      const auto *V = dyn_cast<VarDecl>(R->getDecl());
+      Found |= V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+               mayHoldAddress(V->getType());
+      return !Found;
+    }
+  } F;
   F.TraverseStmt(const_cast<Expr *>(E));
   return F.Found;
+}
+
+/// Whether \p F takes the address of one of its locals anywhere (then a
+/// local pointer of F may hold it).
+bool takesLocalAddress(const FunctionDecl *F) {
+  return F->getBody() && pointsIntoFrame(F->getBody());
 }
 
 class Planner {
@@ -278,6 +356,10 @@ private:
                            "template, member or namespace member)");
     if (F->isVariadic())
       return refuse(Name + " is variadic");
+    if (!llvm::isPowerOf2_32(S.GroupSize) || S.GroupSize > kMaxGroupSize)
+      return refuse(Name + " is threads(" + std::to_string(S.GroupSize) +
+                    "); n must be a power of two up to " +
+                    std::to_string(kMaxGroupSize));
     unsigned Want = S.GroupSize > 1 ? 2 : 1;
     if (F->getNumParams() != Want)
       return refuse(Name + (S.GroupSize > 1
@@ -291,6 +373,9 @@ private:
         !T.isTriviallyCopyableType(Ctx))
       return refuse(Name + " must take its item by value, of a trivially "
                            "copyable type");
+    if (holdsReference(T))
+      return refuse(Name + "'s item holds a reference, which would refer into "
+                           "the caller's frame once the item is queued");
     if (const TagDecl *Tag = T->getAsTagDecl())
       if (!Tag->getDeclContext()->getRedeclContext()->isFileContext())
         return refuse(Name + "'s item type is declared inside a function");
@@ -346,6 +431,12 @@ private:
     unsigned Index = stageIndex(Callee);
     unsigned CalleeGroup = Plan.Stages[Index].GroupSize;
     std::string Name = "the call of stage '" + Callee->getNameAsString() + "'";
+    if (Call->getNumArgs() != (CalleeGroup > 1 ? 2u : 1u))
+      return refuse("stage '" + Callee->getNameAsString() +
+                    (CalleeGroup > 1
+                         ? "' is threads(" + std::to_string(CalleeGroup) +
+                               ") and must take (item, int rank)"
+                         : std::string("' must take one item")));
     bool SerialRanks = false;
     if (Caller >= 0 && CalleeGroup > 1 &&
         Plan.Stages[Caller].GroupSize != CalleeGroup) {
@@ -359,10 +450,23 @@ private:
                       "or by one thread in a loop over its ranks, 'for (int "
                       "r = 0; r < n; ++r) stage(item, r);'");
     }
-    for (const Expr *Arg : Call->arguments())
-      if (pointsIntoFrame(Arg))
+    // An item that cannot hold an address cannot point into the frame, what
+    // ever its value was computed from.
+    const FunctionDecl *CallerFunction =
+        Caller < 0 ? Plan.Entry : Plan.Stages[Caller].Function;
+    if (Call->getNumArgs() && mayHoldAddress(Call->getArg(0)->getType())) {
+      if (pointsIntoFrame(Call->getArg(0)))
         return refuse(Name + " passes the address of a local variable; the "
                              "item outlives the caller once it is queued");
+      if (readsLocalAddress(Call->getArg(0)) &&
+          takesLocalAddress(CallerFunction))
+        return refuse(Name +
+                      " passes a local that may hold the address of a "
+                      "local variable ('" +
+                      CallerFunction->getNameAsString() +
+                      "' takes one); the item outlives the caller once it "
+                      "is queued");
+    }
     if (Call->getCallee()->getBeginLoc().isMacroID())
       return refuse(Name + " is written in a macro");
     Plan.Calls.push_back({Call, Index, Caller, SerialRanks});
@@ -414,7 +518,7 @@ private:
     const auto *Inc = dyn_cast<UnaryOperator>(Loop->getInc()->IgnoreParens());
     if (!Inc || !Inc->isIncrementOp() || !IsR(Inc->getSubExpr()))
       return false;
-    if (!IsR(Call->getArg(1)))
+    if (Call->getNumArgs() != 2 || !IsR(Call->getArg(1)))
       return false;
     struct Refers : RecursiveASTVisitor<Refers> {
       const VarDecl *R;
@@ -472,7 +576,9 @@ private:
       if (S.name() == "control")
         return refuse("a stage is named 'control', the name of the "
                       "pipeline's own member");
-      Names.insert(S.name());
+      if (!Names.insert(S.name()).second)
+        return refuse("two stages are named '" + S.name() +
+                      "'; stages may not be overloaded");
     }
     struct Uses : RecursiveASTVisitor<Uses> {
       bool Found = false;

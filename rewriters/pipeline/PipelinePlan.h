@@ -19,6 +19,10 @@
 
 namespace cuda_rewrite {
 
+/// The widest threads(n): a group must fit in a block of the generated
+/// kernels (PipelineCodeGen's kPipelineBlockThreads).
+constexpr unsigned kMaxGroupSize = 256;
+
 /// A `stage` function of a pipeline.
 struct PipelineStage {
   const clang::FunctionDecl *Function;
@@ -53,7 +57,7 @@ struct PipelinePlan {
   std::string ConfigFile;     ///< config(...), empty if none.
 
   std::string name() const { return Entry->getNameAsString(); }
-  /// Whether some stage hands items back to itself or to an earlier stage.
+  /// Whether the stages' calls form a cycle (recursion or a loop).
   bool hasCycles() const;
 };
 
