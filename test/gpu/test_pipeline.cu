@@ -55,7 +55,7 @@ __device__ void split_inPipeline(Range r, const seed_Pipeline &pipeline) {
     int middle = r.begin + (r.end - r.begin) / 2;
     pipeline.split.push(Range{r.begin, middle, r.round});
     pipeline.split.push(Range{middle, r.end, r.round});
-  } else {
+  } else if (r.end - r.begin == 1) { // more chunks than indices: empty ranges
     pipeline.leaf.push(Visit{r.begin, r.round});
   }
 }

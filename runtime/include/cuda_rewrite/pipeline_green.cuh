@@ -22,6 +22,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,13 +32,17 @@ namespace pipeline {
 /// SM partitions, each a green context with streams of its own.
 class GreenPartitions {
 public:
+  /// SMs per unit of a split: Hopper partitions in steps of 8.
+  static constexpr unsigned kUnitSms = 8;
+
   GreenPartitions() = default;
   GreenPartitions(const GreenPartitions &) = delete;
   GreenPartitions &operator=(const GreenPartitions &) = delete;
 
-  /// Splits the device's SMs into partitions of at least \p smCounts[i] SMs
-  /// (rounded as the driver requires; the last takes what is left) with
-  /// \p streams[i] streams each. False (with \p why) where the driver cannot.
+  /// Splits the device's SMs into partitions of about \p smCounts[i] SMs
+  /// (whole units of the driver's smallest group, at least one; the last
+  /// partition takes what is left) with \p streamCounts[i] streams each.
+  /// False (with \p why) where the driver cannot.
   bool create(const std::vector<int> &smCounts,
               const std::vector<int> &streamCounts, std::string &why) {
     if (!loadEntryPoints(why))
@@ -48,28 +53,47 @@ public:
     if (!ok(getDevResource(device, &all, CU_DEV_RESOURCE_TYPE_SM),
             "cuDeviceGetDevResource", why))
       return false;
-    CUdevResource rest = all;
-    for (size_t i = 0; i < smCounts.size(); ++i) {
-      CUdevResource part{}, remaining{};
-      unsigned groups = 1;
-      bool last = i + 1 == smCounts.size();
-      if (last) {
-        part = rest;
-      } else if (!ok(split(&part, &groups, &rest, &remaining, 0,
-                           static_cast<unsigned>(smCounts[i])),
-                     "cuDevSmResourceSplitByCount", why)) {
-        return false;
-      }
+    // One split into equal units; partitions are unions of units (resources
+    // combined into one descriptor must come from the same split).
+    unsigned units = 0;
+    if (!ok(split(nullptr, &units, &all, nullptr, 0, kUnitSms),
+            "cuDevSmResourceSplitByCount", why))
+      return false;
+    std::vector<CUdevResource> unit(units);
+    CUdevResource remaining{};
+    if (!ok(split(unit.data(), &units, &all, &remaining, 0, kUnitSms),
+            "cuDevSmResourceSplitByCount", why))
+      return false;
+    size_t parts = smCounts.size();
+    if (units < parts) {
+      why = "fewer SM units than groups";
+      return false;
+    }
+    unsigned next = 0;
+    for (size_t i = 0; i < parts; ++i) {
+      unsigned size = unit[0].sm.smCount;
+      unsigned want = std::max(1u, (smCounts[i] + size / 2) / size);
+      unsigned left = units - next - static_cast<unsigned>(parts - 1 - i);
+      unsigned take = i + 1 == parts ? units - next : std::min(want, left);
+      std::vector<CUdevResource> mine(unit.begin() + next,
+                                      unit.begin() + next + take);
+      next += take;
+      if (i + 1 == parts && remaining.sm.smCount)
+        mine.push_back(remaining);
       CUdevResourceDesc desc{};
       CUgreenCtx context{};
-      if (!ok(generateDesc(&desc, &part, 1), "cuDevResourceGenerateDesc",
-              why) ||
+      if (!ok(generateDesc(&desc, mine.data(),
+                           static_cast<unsigned>(mine.size())),
+              "cuDevResourceGenerateDesc", why) ||
           !ok(createContext(&context, desc, device,
                             CU_GREEN_CTX_DEFAULT_STREAM),
               "cuGreenCtxCreate", why))
         return false;
       contexts.push_back(context);
-      sms.push_back(static_cast<int>(part.sm.smCount));
+      int count = 0;
+      for (const CUdevResource &r : mine)
+        count += static_cast<int>(r.sm.smCount);
+      sms.push_back(count);
       streams.emplace_back();
       for (int s = 0; s < streamCounts[i]; ++s) {
         CUstream stream{};
@@ -78,7 +102,6 @@ public:
           return false;
         streams.back().push_back(reinterpret_cast<cudaStream_t>(stream));
       }
-      rest = remaining;
     }
     return true;
   }
