@@ -151,26 +151,25 @@ private:
     std::string Cases;
     for (unsigned I = 0; I != Plan.Stages.size(); ++I) {
       const PipelineStage &S = Plan.Stages[I];
-      std::string Group = S.GroupSize > 1
-                              ? "threadIdx.x / " + std::to_string(S.GroupSize)
-                              : "threadIdx.x";
-      std::string Rank =
-          S.GroupSize > 1
-              ? "threadIdx.x % " + std::to_string(S.GroupSize) + ", "
-              : "";
+      std::string N = std::to_string(S.GroupSize);
+      std::string Group = S.GroupSize > 1 ? "threadIdx.x / " + N : "threadIdx.x";
+      std::string Groups = S.GroupSize > 1 ? "blockDim.x / " + N : "blockDim.x";
+      std::string Rank = S.GroupSize > 1 ? "threadIdx.x % " + N + ", " : "";
       Cases += llvm::formatv(
           "  if constexpr (First <= {0} && {0} <= Last)\n"
           "    if (batch.stage == {0}) {\n"
-          "      if ({1} < unsigned(batch.count))\n"
-          "        {2}_inPipeline(pipeline.{2}.take(batch.first + {1}), "
+          "      for (unsigned item = {1}; item < unsigned(batch.count);\n"
+          "           item += {4})\n"
+          "        {2}_inPipeline(pipeline.{2}.take(batch.first + item), "
           "{3}pipeline);\n"
           "      return;\n"
           "    }\n",
-          I, Group, S.name(), Rank);
+          I, Group, S.name(), Rank, Groups);
     }
     return llvm::formatv(
-        "// Runs a batch of pipeline '{0}': one item per group of threads of "
-        "one of the\n// stages First..Last (the others are compiled out).\n"
+        "// Runs a batch of pipeline '{0}': its items in turn, one per group "
+        "of threads, of\n// one of the stages First..Last (the others are "
+        "compiled out).\n"
         "template <int First, int Last>\n"
         "__device__ void {0}_runPipelineBatch(const {1} &pipeline,\n"
         "    const cuda_rewrite::pipeline::Batch &batch) {\n"

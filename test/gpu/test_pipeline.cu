@@ -89,21 +89,24 @@ __device__ void seed_runPipelineBatch(const seed_Pipeline &pipeline,
                                       const cuda_rewrite::pipeline::Batch &b) {
   if constexpr (First <= 0 && 0 <= Last)
     if (b.stage == 0) {
-      if (threadIdx.x < unsigned(b.count))
-        split_inPipeline(pipeline.split.take(b.first + threadIdx.x), pipeline);
+      for (unsigned item = threadIdx.x; item < unsigned(b.count);
+           item += blockDim.x)
+        split_inPipeline(pipeline.split.take(b.first + item), pipeline);
       return;
     }
   if constexpr (First <= 1 && 1 <= Last)
     if (b.stage == 1) {
-      if (threadIdx.x / 32 < unsigned(b.count))
-        leaf_inPipeline(pipeline.leaf.take(b.first + threadIdx.x / 32),
-                        threadIdx.x % 32, pipeline);
+      for (unsigned item = threadIdx.x / 32; item < unsigned(b.count);
+           item += blockDim.x / 32)
+        leaf_inPipeline(pipeline.leaf.take(b.first + item), threadIdx.x % 32,
+                        pipeline);
       return;
     }
   if constexpr (First <= 2 && 2 <= Last)
     if (b.stage == 2) {
-      if (threadIdx.x < unsigned(b.count))
-        again_inPipeline(pipeline.again.take(b.first + threadIdx.x), pipeline);
+      for (unsigned item = threadIdx.x; item < unsigned(b.count);
+           item += blockDim.x)
+        again_inPipeline(pipeline.again.take(b.first + item), pipeline);
       return;
     }
 }

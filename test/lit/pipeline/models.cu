@@ -88,8 +88,9 @@ int main() {
 // CHECK: seed_runPipelineBatch(const seed_Pipeline &pipeline,
 // CHECK:   if constexpr (First <= 1 && 1 <= Last)
 // CHECK-NEXT:     if (batch.stage == 1) {
-// CHECK-NEXT:       if (threadIdx.x / 32 < unsigned(batch.count))
-// CHECK-NEXT:         leaf_inPipeline(pipeline.leaf.take(batch.first + threadIdx.x / 32),
+// CHECK-NEXT:       for (unsigned item = threadIdx.x / 32; item < unsigned(batch.count);
+// CHECK-NEXT:            item += blockDim.x / 32)
+// CHECK-NEXT:         leaf_inPipeline(pipeline.leaf.take(batch.first + item),
 // CHECK-NEXT:                         threadIdx.x % 32, pipeline);
 // CHECK: __global__ void __launch_bounds__(256)
 // CHECK-NEXT:     seed_pipelineWorker(seed_Pipeline pipeline,
