@@ -21,8 +21,9 @@ or the pragma's config(<file>)):
    gives each launch the next candidate and stops any launch that runs past
    3x the best so far (the time-out tightens as better ones are found); each
    candidate runs --repeats times. The five best are measured again as they
-   are, with online adaptation, and with green contexts instead of the %smid
-   filter for groups on disjoint SMs; the fastest median wins.
+   are, with online adaptation, with green contexts instead of the %smid
+   filter for groups on disjoint SMs, and with smaller and larger batches
+   (rounds per reservation); the fastest median wins.
 
 The program must launch the pipeline often enough: --launches-arg is how to
 ask it for n launches ('--reps={n} --warmup=0' for the samples' harness).
@@ -213,7 +214,8 @@ def main(argv):
             sys.exit(f"pipeline-tune: no configuration ran (exit {status})\n"
                      f"{output[-2000:]}")
         second = [c + extra for c in finalists
-                  for extra in ("", "adapt on\n", "green on\n")]
+                  for extra in ("", "adapt on\n", "green on\n",
+                                "rounds 1\n", "rounds 8\nspread 4\n")]
         final, status, output = measure(program, args.launches_arg, second,
                                         max(args.repeats, 5), workdir,
                                         args.timeout, "final")

@@ -159,6 +159,17 @@ public:
       return cudaSuccess;
     // Positions run on from one run to the next (a finished run leaves every
     // queue empty); everything is reset only after an aborted run.
+    int rounds = config.rounds ? config.rounds : kBatchRounds;
+    int spread = config.spread ? config.spread : kBlocksPerExtraRound;
+    if (rounds != host.batchRounds || spread != host.spreadBlocks) {
+      host.batchRounds = rounds;
+      host.spreadBlocks = spread;
+      if (!needsReset) // else the reset below copies them
+        if (cudaError_t error = cudaMemcpyAsync(
+                &control->batchRounds, &host.batchRounds, 2 * sizeof(int),
+                cudaMemcpyHostToDevice, stream))
+          return error;
+    }
     if (needsReset) {
       for (int s = 0; s < desc.stageCount; ++s)
         host.queues[s].head = host.queues[s].tail = host.queues[s].used = 0;

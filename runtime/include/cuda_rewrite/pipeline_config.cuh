@@ -13,6 +13,8 @@
 //   capacity 1048576                          # items per stage queue
 //   adapt on                                  # online adaptation
 //   green on                                  # groups in green contexts
+//   rounds 4                                  # batches: rounds per reservation
+//   spread 16                                 # ... while a round per 16 blocks waits
 //   group split..dice megakernel sms 0-87 blocks 2
 //   group shade fine sms 88-131 blocks 4      # blocks: per SM, or n,n,...
 //
@@ -50,6 +52,8 @@ struct RunConfig {
   size_t capacity = size_t(1) << 20;
   bool adapt = false;
   bool green = false; ///< Bind groups to SMs with green contexts.
+  int rounds = 0;     ///< Most rounds per reservation; 0: the default.
+  int spread = 0;     ///< Blocks per extra round; 0: the default.
   std::vector<WorkerLaunch> workers; ///< hybrid: as configured
   std::string source;                ///< Where the configuration came from.
 };
@@ -165,6 +169,10 @@ inline bool parseConfig(const std::string &text,
       words >> result.model;
     } else if (key == "capacity") {
       words >> result.capacity;
+    } else if (key == "rounds") {
+      words >> result.rounds;
+    } else if (key == "spread") {
+      words >> result.spread;
     } else if (key == "adapt" || key == "green") {
       words >> value;
       (key == "adapt" ? result.adapt : result.green) = value == "on";
@@ -198,6 +206,10 @@ inline bool validateConfig(RunConfig &config, std::string &why) {
   }
   if (config.model == "hybrid" && config.workers.empty()) {
     why = "model hybrid needs 'group' lines in a configuration file";
+    return false;
+  }
+  if (config.rounds < 0 || config.spread < 0) {
+    why = "rounds and spread must not be negative";
     return false;
   }
   if (config.capacity < 2 || (config.capacity & (config.capacity - 1))) {

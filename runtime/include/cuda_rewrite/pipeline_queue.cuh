@@ -57,13 +57,15 @@ inline constexpr int kMaxStages = 16;
 /// Entries of the per-SM block counters (more than any GPU's SM count).
 inline constexpr int kMaxSms = 1024;
 /// Rounds of items a persistent block reserves at most at once (one item per
-/// group and round): reserving is a compare-and-swap on the queue's head
-/// that every block contends for, so fewer, larger reservations scale
-/// better (pyramid 2.8x faster as a megakernel, bench/RESULTS.md) ...
+/// group and round), unless the configuration says otherwise (`rounds`):
+/// reserving is a compare-and-swap on the queue's head that every block
+/// contends for, so fewer, larger reservations scale better (bench/
+/// RESULTS.md, 2026-11-22 05:47: megakernel pyramid 4.89 -> 1.76 ms) ...
 inline constexpr int kBatchRounds = 4;
-/// ... but only while the queue holds a round for this many blocks per
-/// extra round, so that a short queue still spreads over the blocks.
-inline constexpr int kBlocksPerExtraRound = 256;
+/// ... but an extra round only while the queue holds a round for this many
+/// blocks per extra round, so that a short queue still spreads over blocks
+/// (`spread` in the configuration).
+inline constexpr int kBlocksPerExtraRound = 16;
 /// The longest sleep between two polls of empty queues, in ns.
 inline constexpr unsigned kMaxPollSleepNs = 1024;
 
@@ -90,6 +92,8 @@ struct Control {
   int abort;         ///< Set on overflow: every block stops.
   int error;         ///< The cudaError_t that aborted the run.
   int overflowStage; ///< The stage whose queue overflowed.
+  int batchRounds;   ///< kBatchRounds unless configured; and right after
+  int spreadBlocks;  ///< it (copied together), kBlocksPerExtraRound.
 };
 
 namespace detail {
@@ -270,7 +274,7 @@ struct Batch {
 
 namespace detail {
 
-/// Reserves items of \p stage for the calling block: up to kBatchRounds
+/// Reserves items of \p stage for the calling block: up to batchRounds
 /// rounds of \p perRound items, fewer when the queue is short.
 __device__ inline bool tryReserve(Control &control, int stage,
                                   Position perRound, Batch &batch) {
@@ -283,8 +287,10 @@ __device__ inline bool tryReserve(Control &control, int stage,
     if (first >= tail)
       return false;
     Position waiting = tail - first;
-    Position rounds = 1 + waiting / (perRound * kBlocksPerExtraRound);
-    Position want = perRound * (rounds < kBatchRounds ? rounds : kBatchRounds);
+    Position most = static_cast<Position>(control.batchRounds);
+    Position rounds =
+        1 + waiting / (perRound * static_cast<Position>(control.spreadBlocks));
+    Position want = perRound * (rounds < most ? rounds : most);
     Position count = waiting < want ? waiting : want;
     if (head.compare_exchange_weak(first, first + count,
                                    cuda::std::memory_order_relaxed)) {
