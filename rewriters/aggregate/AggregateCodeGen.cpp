@@ -175,7 +175,8 @@ std::vector<std::string> builtinArgs(const ChildKernelInfo &Info) {
   return Args;
 }
 
-static std::vector<std::string> aggregatedKernelParams(const AggregatedChild &A) {
+static std::vector<std::string>
+aggregatedKernelParams(const AggregatedChild &A) {
   std::vector<std::string> Params = {"cuda_rewrite::LaunchTable cr_launches"};
   for (const std::string &Decl : declarations(A.scalarParams()))
     Params.push_back(Decl);
@@ -210,8 +211,9 @@ std::string generateAggregatedKernel(const AggregatedChild &A,
           "\n";
   std::string Self =
       "cuda_rewrite::originalLaunch<" + A.argsStruct() + ">(cr_launches);";
-  Text += Self.size() + 23 <= 80 ? "  const auto cr_self = " + Self + "\n"
-                                 : "  const auto cr_self =\n      " + Self + "\n";
+  Text += Self.size() + 23 <= 80
+              ? "  const auto cr_self = " + Self + "\n"
+              : "  const auto cr_self =\n      " + Self + "\n";
   if (AsParent) {
     Text += AsParent->Decls + "  if (cr_self.active) {\n" +
             shadowBuiltins(A.Info, "    ") + perLaunchLocals(A, "    ") +

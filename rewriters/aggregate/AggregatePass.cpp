@@ -86,7 +86,9 @@ public:
     if (Sites.empty())
       return true;
     return rewriteWarpSites() && rewriteBlockParents() && emitChildren() &&
-           aggregateMallocs() && prepareHostLaunches() && includeRuntime();
+           aggregateMallocs() && prepareHostLaunches() &&
+           includeRuntimeHeader(Context, "runtime", Candidates.front()->Loc,
+                                "aggregate");
   }
 
 private:
@@ -742,26 +744,6 @@ private:
   std::string indentOf(SourceLocation Loc) const {
     unsigned Column = SM.getExpansionColumnNumber(Loc);
     return std::string(Column ? Column - 1 : 0, ' ');
-  }
-
-  /// `#include "cuda_rewrite/runtime.cuh"` before the file's first
-  /// declaration.
-  bool includeRuntime() {
-    SourceLocation First;
-    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
-      if (SM.isWrittenInMainFile(SM.getExpansionLoc(D->getBeginLoc())) &&
-          !D->isImplicit()) {
-        First = SM.getExpansionLoc(D->getBeginLoc());
-        break;
-      }
-    if (First.isInvalid())
-      return true;
-    SourceLocation LineStart = SM.translateLineCol(
-        SM.getMainFileID(), SM.getExpansionLineNumber(First), 1);
-    return check(Context.Edits.addDefinition(
-                     "0/include-runtime",
-                     "#include \"cuda_rewrite/runtime.cuh\"\n\n", LineStart),
-                 First);
   }
 
   PassContext &Context;

@@ -69,9 +69,9 @@ public:
       // the launches); blockIdx and gridDim never are.
       if (Name == "threadIdx" || Name == "blockDim") {
         if (Info.HelperReadsBlockShape.empty())
-          Info.HelperReadsBlockShape =
-              "calls '" + Current->getNameAsString() + "', which reads " +
-              Name.str() + " itself";
+          Info.HelperReadsBlockShape = "calls '" + Current->getNameAsString() +
+                                       "', which reads " + Name.str() +
+                                       " itself";
         return true;
       }
       refuse("calls '" + Current->getNameAsString() + "', which reads " +

@@ -90,8 +90,7 @@ std::string whyNotBlockWide(ASTContext &Ctx, const CallExpr &Call,
   Returns Before;
   Before.TraverseStmt(Parent.getBody());
   for (const ReturnStmt *Return : Before.Found)
-    if (SM.isBeforeInTranslationUnit(Return->getBeginLoc(),
-                                     Call.getBeginLoc()))
+    if (SM.isBeforeInTranslationUnit(Return->getBeginLoc(), Call.getBeginLoc()))
       return "the kernel may return before it";
   return "";
 }
@@ -137,8 +136,8 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
             Block ? "cuda_rewrite::aggregatedMallocBlock"
                   : "cuda_rewrite::aggregatedMallocWarp")) {
       DiagnosticsEngine &Diags = Ctx.getDiagnostics();
-      Diags.Report(Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error,
-                                              "aggregate: %0"))
+      Diags.Report(
+          Loc, Diags.getCustomDiagID(DiagnosticsEngine::Error, "aggregate: %0"))
           << toString(std::move(E));
       return false;
     }

@@ -1,6 +1,7 @@
 //===- PassManager.cpp - Hands candidates to the passes -------------------===//
 
 #include "rewriters/common/PassManager.h"
+#include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/FusePass.h"
 #include "rewriters/pipeline/PipelinePass.h"
 #include "rewriters/promote/PromotePass.h"
@@ -76,6 +77,24 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
          runSystolicPass(Context, StencilKernels) &&
          runFusePass(Context, FuseBlocks) &&
          runPipelinePass(Context, PipelineEntries, PipelineStages);
+}
+
+bool includeRuntimeHeader(PassContext &Context, llvm::StringRef Header,
+                          clang::SourceLocation Loc, llvm::StringRef Pass) {
+  const clang::SourceManager &SM = Context.Ctx.getSourceManager();
+  for (const clang::Decl *D : Context.Ctx.getTranslationUnitDecl()->decls()) {
+    clang::SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
+    if (D->isImplicit() || !SM.isWrittenInMainFile(First))
+      continue;
+    return checkEdit(
+        Context.Ctx,
+        Context.Edits.addDefinition(
+            ("0/include-" + Header).str(),
+            ("#include \"cuda_rewrite/" + Header + ".cuh\"\n\n").str(),
+            lineStart(Context.Ctx, First)),
+        Loc, Pass);
+  }
+  return true;
 }
 
 } // namespace cuda_rewrite

@@ -57,6 +57,13 @@ bool rewriteEach(PassContext &Context,
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts);
 
+/// Adds `#include "cuda_rewrite/<Header>.cuh"` on the line of the main
+/// file's first declaration (once, whichever passes ask: the edit's key is
+/// the header's). Returns false, having diagnosed it at \p Loc for \p Pass,
+/// if the edit failed.
+bool includeRuntimeHeader(PassContext &Context, llvm::StringRef Header,
+                          clang::SourceLocation Loc, llvm::StringRef Pass);
+
 } // namespace cuda_rewrite
 
 #endif

@@ -91,7 +91,8 @@ public:
       if (!rewriteGroup(C, G, Clauses, Own, Where, Calls.back()))
         return false;
     }
-    return placeSchedule(Graph, Plan, Calls) && includeRuntime(C.Loc);
+    return placeSchedule(Graph, Plan, Calls) &&
+           includeRuntimeHeader(Context, "fuse", C.Loc, "fuse");
   }
 
 private:
@@ -406,21 +407,6 @@ private:
     return Lexer::getSourceText(CharSourceRange::getCharRange(Begin, End), SM,
                                 Ctx.getLangOpts())
         .str();
-  }
-
-  /// `#include "cuda_rewrite/fuse.cuh"` before the file's first declaration.
-  bool includeRuntime(SourceLocation Loc) {
-    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
-      if (D->isImplicit() || !SM.isWrittenInMainFile(First))
-        continue;
-      return check(
-          Context.Edits.addDefinition("0/include-fuse",
-                                      "#include \"cuda_rewrite/fuse.cuh\"\n\n",
-                                      lineStart(Ctx, First)),
-          Loc);
-    }
-    return true;
   }
 
   PassContext &Context;

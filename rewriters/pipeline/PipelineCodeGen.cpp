@@ -152,7 +152,8 @@ private:
     for (unsigned I = 0; I != Plan.Stages.size(); ++I) {
       const PipelineStage &S = Plan.Stages[I];
       std::string N = std::to_string(S.GroupSize);
-      std::string Group = S.GroupSize > 1 ? "threadIdx.x / " + N : "threadIdx.x";
+      std::string Group =
+          S.GroupSize > 1 ? "threadIdx.x / " + N : "threadIdx.x";
       std::string Groups = S.GroupSize > 1 ? "blockDim.x / " + N : "blockDim.x";
       std::string Rank = S.GroupSize > 1 ? "threadIdx.x % " + N + ", " : "";
       Cases += llvm::formatv(

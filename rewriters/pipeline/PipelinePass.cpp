@@ -36,7 +36,7 @@ public:
       return true;
     }
     const PipelinePlan &Plan = *Planned.Plan;
-    if (!includeRuntime(C.Loc) ||
+    if (!includeRuntimeHeader(Context, "pipeline", C.Loc, "pipeline") ||
         !check(Context.Edits.addDefinition(
                    "pipeline/" + Plan.name(),
                    "\n" + generatePipelineCode(Plan, Ctx),
@@ -125,22 +125,6 @@ private:
             "CUDA_REWRITE_CHECK(" + pipelineLauncherName(Plan) + "(" +
                 llvm::join(Args, ", ") + "))"),
         Plan.Launch->getBeginLoc());
-  }
-
-  /// `#include "cuda_rewrite/pipeline.cuh"` on the line of the file's first
-  /// declaration.
-  bool includeRuntime(SourceLocation Loc) {
-    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
-      if (D->isImplicit() || !SM.isWrittenInMainFile(First))
-        continue;
-      return check(Context.Edits.addDefinition(
-                       "0/include-pipeline",
-                       "#include \"cuda_rewrite/pipeline.cuh\"\n\n",
-                       lineStart(Ctx, First)),
-                   Loc);
-    }
-    return true;
   }
 
   PassContext &Context;

@@ -41,7 +41,7 @@ public:
     const PromotePlan &Plan = *Planned.Plan;
     std::string Code = generatePromotedCode(Plan, Ctx);
     const FunctionDecl *Def = C.Function->getDefinition();
-    if (!includeRuntime(C.Loc) ||
+    if (!includeRuntimeHeader(Context, "runtime", C.Loc, "promote") ||
         !check(Context.Edits.addDefinition("promote/" + Def->getNameAsString(),
                                            "\n" + Code,
                                            lineAfter(Ctx, Def->getEndLoc())),
@@ -129,23 +129,6 @@ private:
             CharSourceRange::getTokenRange(Call->getSourceRange()),
             promotedLauncherName(Plan) + "(" + llvm::join(Args, ", ") + ")"),
         Call->getBeginLoc());
-  }
-
-  /// `#include "cuda_rewrite/runtime.cuh"` on the line of the file's first
-  /// declaration (the same definition the aggregate pass adds, so the
-  /// include appears once).
-  bool includeRuntime(SourceLocation Loc) {
-    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
-      if (D->isImplicit() || !SM.isWrittenInMainFile(First))
-        continue;
-      return check(Context.Edits.addDefinition(
-                       "0/include-runtime",
-                       "#include \"cuda_rewrite/runtime.cuh\"\n\n",
-                       lineStart(Ctx, First)),
-                   Loc);
-    }
-    return true;
   }
 
   std::string text(SourceRange Range) const { return sourceText(Ctx, Range); }

@@ -54,6 +54,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "exact_float.cuh"
 #include "harness.cuh"
 
 #include <algorithm>
@@ -81,65 +82,7 @@ constexpr size_t kStackBytes = 16 * 1024;
 
 //===-- Arithmetic shared by the GPU and the CPU reference ----------------===//
 //
-// One rounding per call, the same on both sides: the device uses the _rn
-// intrinsics, which the compiler does not fuse into FMAs; the host stores
-// through a volatile, so that a host compiler that contracts by default
-// (GCC on AArch64, for instance) cannot fuse them either.
-
-__host__ __device__ inline float addRn(float A, float B) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(A, B);
-#else
-  volatile float R = A + B;
-  return R;
-#endif
-}
-
-__host__ __device__ inline float subRn(float A, float B) {
-#ifdef __CUDA_ARCH__
-  return __fsub_rn(A, B);
-#else
-  volatile float R = A - B;
-  return R;
-#endif
-}
-
-__host__ __device__ inline float mulRn(float A, float B) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(A, B);
-#else
-  volatile float R = A * B;
-  return R;
-#endif
-}
-
-__host__ __device__ inline float divRn(float A, float B) {
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn(A, B);
-#else
-  volatile float R = A / B;
-  return R;
-#endif
-}
-
-__host__ __device__ inline float sqrtRn(float A) {
-#ifdef __CUDA_ARCH__
-  return __fsqrt_rn(A);
-#else
-  volatile float R = std::sqrt(A);
-  return R;
-#endif
-}
-
-__host__ __device__ inline unsigned floatBits(float X) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(X);
-#else
-  unsigned U;
-  std::memcpy(&U, &X, sizeof U);
-  return U;
-#endif
-}
+// exact_float.cuh: addRn, subRn, mulRn, divRn, sqrtRn, floatBits.
 
 __host__ __device__ inline float3 sub3(float3 A, float3 B) {
   return make_float3(subRn(A.x, B.x), subRn(A.y, B.y), subRn(A.z, B.z));
