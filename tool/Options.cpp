@@ -30,6 +30,11 @@ unannotated candidates that are proven legal):
   fuse       stage-chain fusion into overlapped tiles (PolyMage-GPU)
   pipeline   pipeline execution models (VersaPipe)
 
+A rewritten pipeline chooses its execution model when it runs:
+CUDA_REWRITE_PIPELINE_MODEL=kbk|megakernel|coarse|fine|rtc, or a
+configuration file in CUDA_REWRITE_PIPELINE_CONFIG or the pragma's config(),
+such as scripts/pipeline-tune.py writes (docs/pipeline.md).
+
 Exit status: 0 done (also when nothing matched), 1 an input could not be
 parsed or a rewrite failed, 2 usage error.
 )";
