@@ -2,8 +2,12 @@
 
 #include "test/unit/CudaTestParse.h"
 
+#include "clang/AST/ASTConsumer.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/Tooling.h"
 #include "gtest/gtest.h"
 
@@ -35,6 +39,46 @@ const FunctionDecl *findFunction(ASTUnit &AST, llvm::StringRef Name) {
   if (Matches.empty())
     return nullptr;
   return Matches.front().getNodeAs<FunctionDecl>("f");
+}
+
+namespace {
+
+class PragmaAction : public ASTFrontendAction {
+public:
+  explicit PragmaAction(PragmaFn Fn) : Fn(std::move(Fn)) {}
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    CI.getPreprocessor().AddPragmaHandler(
+        new CudaRewritePragmaHandler(Directives));
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef) override {
+    struct Consumer : ASTConsumer {
+      PragmaAction &A;
+      explicit Consumer(PragmaAction &A) : A(A) {}
+      void HandleTranslationUnit(ASTContext &Ctx) override {
+        A.Fn(Ctx, attachPragmas(Ctx, A.Directives));
+      }
+    };
+    return std::make_unique<Consumer>(*this);
+  }
+
+private:
+  PragmaFn Fn;
+  std::vector<PragmaDirective> Directives;
+};
+
+} // namespace
+
+void parseCudaWithPragmas(llvm::StringRef Code, PragmaFn Fn) {
+  llvm::Expected<CudaToolchain> TC = findCudaToolchain("", "sm_90");
+  if (!TC) {
+    ADD_FAILURE() << llvm::toString(TC.takeError());
+    return;
+  }
+  tooling::runToolOnCodeWithArgs(std::make_unique<PragmaAction>(std::move(Fn)),
+                                 Code, cudaParseArgs(*TC, CudaSide::Host),
+                                 "input.cu", "cuda-rewrite-unittest");
 }
 
 } // namespace cuda_rewrite::test

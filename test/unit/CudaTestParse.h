@@ -7,10 +7,13 @@
 #ifndef CUDA_REWRITE_TEST_UNIT_CUDATESTPARSE_H
 #define CUDA_REWRITE_TEST_UNIT_CUDATESTPARSE_H
 
+#include "analysis/Pragmas.h"
 #include "tool/CompilerArgs.h"
 #include "clang/AST/Decl.h"
 #include "clang/Frontend/ASTUnit.h"
+#include <functional>
 #include <memory>
+#include <vector>
 
 namespace cuda_rewrite::test {
 
@@ -22,6 +25,15 @@ std::unique_ptr<clang::ASTUnit> parseCuda(llvm::StringRef Code,
 /// The function named \p Name in \p AST's main file, or null.
 const clang::FunctionDecl *findFunction(clang::ASTUnit &AST,
                                         llvm::StringRef Name);
+
+/// Called with the parsed file and its pragmas attached to their targets.
+using PragmaFn = std::function<void(clang::ASTContext &,
+                                    const std::vector<AttachedPragma> &)>;
+
+/// Parses \p Code as the tool does (host side, the pragma handler
+/// installed), attaches its pragmas and calls \p Fn while the AST is alive.
+/// Errors, of the parse or of a pragma, are in the context's diagnostics.
+void parseCudaWithPragmas(llvm::StringRef Code, PragmaFn Fn);
 
 } // namespace cuda_rewrite::test
 

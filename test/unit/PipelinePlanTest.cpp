@@ -12,14 +12,9 @@
 #include "analysis/Candidates.h"
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
-#include "tool/CompilerArgs.h"
-#include "clang/AST/ASTConsumer.h"
+#include "test/unit/CudaTestParse.h"
 #include "clang/AST/RecursiveASTVisitor.h"
-#include "clang/Frontend/CompilerInstance.h"
-#include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Lexer.h"
-#include "clang/Lex/Preprocessor.h"
-#include "clang/Tooling/Tooling.h"
 
 #include "gtest/gtest.h"
 #include <functional>
@@ -117,51 +112,17 @@ using AnalysisFn =
 /// Parses \p Code as the tool does (host side, pragma handler installed),
 /// attaches its pragmas and collects its candidates, then calls \p Fn while
 /// the AST is alive. Fails the test on a parse or pragma error.
-class AnalysisAction : public ASTFrontendAction {
-public:
-  explicit AnalysisAction(AnalysisFn Fn) : Fn(std::move(Fn)) {}
-  bool BeginSourceFileAction(CompilerInstance &CI) override {
-    CI.getPreprocessor().AddPragmaHandler(
-        new CudaRewritePragmaHandler(Directives));
-    return true;
-  }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
-                                                 StringRef) override {
-    struct Consumer : ASTConsumer {
-      AnalysisAction &A;
-      explicit Consumer(AnalysisAction &A) : A(A) {}
-      void HandleTranslationUnit(ASTContext &Ctx) override {
-        DiagnosticsEngine &Diags = Ctx.getDiagnostics();
-        if (Diags.hasErrorOccurred()) {
-          ADD_FAILURE() << "the test's CUDA source did not parse";
-          return;
-        }
-        std::vector<AttachedPragma> Attached = attachPragmas(Ctx, A.Directives);
-        if (Diags.hasErrorOccurred()) {
-          ADD_FAILURE() << "a pragma of the test's source was refused";
+void analyze(llvm::StringRef Code, AnalysisFn Fn) {
+  test::parseCudaWithPragmas(
+      Code, [&](ASTContext &Ctx, const std::vector<AttachedPragma> &Attached) {
+        if (Ctx.getDiagnostics().hasErrorOccurred()) {
+          ADD_FAILURE() << "the test's CUDA source did not parse, or one of "
+                           "its pragmas was refused";
           return;
         }
         CudaArchRegions Regions;
-        A.Fn(Ctx, collectCandidates(Ctx, Attached, Regions));
-      }
-    };
-    return std::make_unique<Consumer>(*this);
-  }
-
-private:
-  AnalysisFn Fn;
-  std::vector<PragmaDirective> Directives;
-};
-
-void analyze(llvm::StringRef Code, AnalysisFn Fn) {
-  llvm::Expected<CudaToolchain> TC = findCudaToolchain("", "sm_90");
-  if (!TC) {
-    ADD_FAILURE() << llvm::toString(TC.takeError());
-    return;
-  }
-  tooling::runToolOnCodeWithArgs(std::make_unique<AnalysisAction>(Fn), Code,
-                                 cudaParseArgs(*TC, CudaSide::Host), "input.cu",
-                                 "cuda-rewrite-unittest");
+        Fn(Ctx, collectCandidates(Ctx, Attached, Regions));
+      });
 }
 
 const FunctionDecl *functionNamed(ASTContext &Ctx, llvm::StringRef Name) {

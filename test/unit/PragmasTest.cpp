@@ -1,10 +1,5 @@
 #include "analysis/Pragmas.h"
-#include "tool/CompilerArgs.h"
-#include "clang/AST/ASTConsumer.h"
-#include "clang/Frontend/CompilerInstance.h"
-#include "clang/Frontend/FrontendAction.h"
-#include "clang/Lex/Preprocessor.h"
-#include "clang/Tooling/Tooling.h"
+#include "test/unit/CudaTestParse.h"
 #include "gtest/gtest.h"
 
 using namespace clang;
@@ -18,22 +13,12 @@ struct Attachment {
   std::string Target;    ///< "decl <name>" or "stmt <class> in <function>"
 };
 
-class RecordingAction : public ASTFrontendAction {
-public:
-  RecordingAction(std::vector<Attachment> &Out, unsigned &Errors)
-      : Out(Out), Errors(Errors) {}
-  bool BeginSourceFileAction(CompilerInstance &CI) override {
-    CI.getPreprocessor().AddPragmaHandler(
-        new CudaRewritePragmaHandler(Directives));
-    return true;
-  }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
-                                                 StringRef) override {
-    struct Consumer : ASTConsumer {
-      RecordingAction &A;
-      explicit Consumer(RecordingAction &A) : A(A) {}
-      void HandleTranslationUnit(ASTContext &Ctx) override {
-        for (const AttachedPragma &P : attachPragmas(Ctx, A.Directives)) {
+std::vector<Attachment> attach(const std::string &Code, unsigned &Errors) {
+  std::vector<Attachment> Out;
+  Errors = 0;
+  test::parseCudaWithPragmas(
+      Code, [&](ASTContext &Ctx, const std::vector<AttachedPragma> &Attached) {
+        for (const AttachedPragma &P : Attached) {
           Attachment Att{P.Directive->spelling(), ""};
           if (const auto *ND = dyn_cast_or_null<NamedDecl>(P.TargetDecl))
             Att.Target = "decl " + ND->getNameAsString();
@@ -41,33 +26,10 @@ public:
             Att.Target = std::string("stmt ") +
                          P.TargetStmt->getStmtClassName() + " in " +
                          P.EnclosingFunction->getNameAsString();
-          A.Out.push_back(Att);
+          Out.push_back(Att);
         }
-        A.Errors = Ctx.getDiagnostics().getNumErrors();
-      }
-    };
-    return std::make_unique<Consumer>(*this);
-  }
-
-  std::vector<PragmaDirective> Directives;
-  std::vector<Attachment> &Out;
-  unsigned &Errors;
-};
-
-std::vector<Attachment> attach(const std::string &Code, unsigned &Errors) {
-  std::vector<Attachment> Out;
-  Errors = 0;
-  llvm::Expected<CudaToolchain> TC = findCudaToolchain("", "sm_90");
-  EXPECT_TRUE(bool(TC));
-  if (!TC) {
-    llvm::consumeError(TC.takeError());
-    return Out;
-  }
-  std::vector<std::string> Args = cudaParseArgs(*TC, CudaSide::Host);
-  IgnoringDiagConsumer Quiet;
-  tooling::runToolOnCodeWithArgs(std::make_unique<RecordingAction>(Out, Errors),
-                                 Code, Args, "input.cu",
-                                 "cuda-rewrite-unittest");
+        Errors = Ctx.getDiagnostics().getNumErrors();
+      });
   return Out;
 }
 
