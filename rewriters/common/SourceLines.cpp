@@ -42,4 +42,22 @@ bool checkEdit(ASTContext &Ctx, llvm::Error E, SourceLocation Loc,
   return false;
 }
 
+std::vector<std::string>
+launchArgumentsText(const clang::ASTContext &Ctx,
+                    const clang::CUDAKernelCallExpr *Launch) {
+  const auto *Config = clang::cast<clang::CallExpr>(Launch->getConfig());
+  std::vector<std::string> Args;
+  const char *Defaults[4] = {"1", "1", "0", "0"};
+  for (unsigned I = 0; I != 4; ++I) {
+    const clang::Expr *A =
+        I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
+    Args.push_back(!A || clang::isa<clang::CXXDefaultArgExpr>(A)
+                       ? Defaults[I]
+                       : sourceText(Ctx, A->getSourceRange()));
+  }
+  for (const clang::Expr *A : Launch->arguments())
+    Args.push_back(sourceText(Ctx, A->getSourceRange()));
+  return Args;
+}
+
 } // namespace cuda_rewrite

@@ -10,9 +10,11 @@
 #define CUDA_REWRITE_REWRITERS_COMMON_SOURCELINES_H
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace cuda_rewrite {
 
@@ -27,6 +29,13 @@ clang::SourceLocation lineAfter(const clang::ASTContext &Ctx,
 /// The text of the tokens \p Range covers, as written in the file (for a
 /// range in a macro expansion, the expansion's).
 std::string sourceText(const clang::ASTContext &Ctx, clang::SourceRange Range);
+
+/// The text of a kernel launch's configuration, `grid, block, shared bytes,
+/// stream` (1, 1, 0, 0 where the launch leaves them out), followed by its
+/// arguments: what a launcher function that replaces the launch takes.
+std::vector<std::string>
+launchArgumentsText(const clang::ASTContext &Ctx,
+                    const clang::CUDAKernelCallExpr *Launch);
 
 /// Reports \p E, if it is an error, as "<pass>: <message>" at \p Loc;
 /// returns whether there was none.

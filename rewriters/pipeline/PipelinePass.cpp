@@ -108,17 +108,7 @@ private:
   /// `entry<<<g, b, s, t>>>(args)` becomes
   /// `CUDA_REWRITE_CHECK(entry_runPipeline(g, b, s, t, args))`.
   bool rewriteLaunch(const PipelinePlan &Plan) {
-    const auto *Config = cast<CallExpr>(Plan.Launch->getConfig());
-    std::vector<std::string> Args;
-    const char *Defaults[4] = {"1", "1", "0", "0"};
-    for (unsigned I = 0; I != 4; ++I) {
-      const Expr *A = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
-      Args.push_back(!A || isa<CXXDefaultArgExpr>(A)
-                         ? Defaults[I]
-                         : sourceText(Ctx, A->getSourceRange()));
-    }
-    for (const Expr *A : Plan.Launch->arguments())
-      Args.push_back(sourceText(Ctx, A->getSourceRange()));
+    std::vector<std::string> Args = launchArgumentsText(Ctx, Plan.Launch);
     return check(
         Context.Edits.replace(
             CharSourceRange::getTokenRange(Plan.Launch->getSourceRange()),

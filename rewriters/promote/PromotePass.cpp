@@ -19,8 +19,7 @@ namespace {
 class PromoteRewriter {
 public:
   explicit PromoteRewriter(PassContext &Context)
-      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()),
-        Launches(findLaunchSites(Ctx)) {}
+      : Context(Context), Ctx(Context.Ctx), Launches(findLaunchSites(Ctx)) {}
 
   bool rewrite(const Candidate &C) {
     PromoteVariant Variant;
@@ -113,17 +112,7 @@ private:
   /// `k<<<1, b, s, t>>>(args)` becomes `k_promoted_launch(1, b, s, t, args)`.
   bool rewriteHostLaunch(const CUDAKernelCallExpr *Call,
                          const PromotePlan &Plan) {
-    const auto *Config = cast<CallExpr>(Call->getConfig());
-    std::vector<std::string> Args;
-    const char *Defaults[4] = {"1", "1", "0", "0"};
-    for (unsigned I = 0; I != 4; ++I) {
-      const Expr *A = I < Config->getNumArgs() ? Config->getArg(I) : nullptr;
-      Args.push_back(!A || isa<CXXDefaultArgExpr>(A)
-                         ? Defaults[I]
-                         : text(A->getSourceRange()));
-    }
-    for (const Expr *A : Call->arguments())
-      Args.push_back(text(A->getSourceRange()));
+    std::vector<std::string> Args = launchArgumentsText(Ctx, Call);
     return check(
         Context.Edits.replace(
             CharSourceRange::getTokenRange(Call->getSourceRange()),
@@ -131,11 +120,8 @@ private:
         Call->getBeginLoc());
   }
 
-  std::string text(SourceRange Range) const { return sourceText(Ctx, Range); }
-
   PassContext &Context;
   ASTContext &Ctx;
-  const SourceManager &SM;
   std::vector<LaunchSite> Launches;
 };
 
