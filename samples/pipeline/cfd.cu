@@ -267,6 +267,36 @@ __host__ __device__ inline FluxInputs loadFluxInputs(const Mesh &m,
   return in;
 }
 
+/// What one side of a face contributes to the central flux across it: its
+/// momentum and its energy and momentum fluxes.
+struct FaceFlux {
+  float3 momentum, energy, momentumX, momentumY, momentumZ;
+};
+
+__host__ __device__ inline float component(float3 v, int d) {
+  return d == 0 ? v.x : d == 1 ? v.y : v.z;
+}
+
+/// Adds the central flux across a face with normal \p normal between this
+/// element (\p self) and the other side, one normal component at a time in
+/// euler3d's order (the CPU reference runs this same code).
+__host__ __device__ inline void
+addCentralFlux(float3 normal, const FaceFlux &other, const FaceFlux &self,
+               float &density, float &energy, float3 &momentum) {
+  for (int d = 0; d < kDims; ++d) {
+    float factor = 0.5f * component(normal, d);
+    density +=
+        factor * (component(other.momentum, d) + component(self.momentum, d));
+    energy += factor * (component(other.energy, d) + component(self.energy, d));
+    momentum.x +=
+        factor * (component(other.momentumX, d) + component(self.momentumX, d));
+    momentum.y +=
+        factor * (component(other.momentumY, d) + component(self.momentumY, d));
+    momentum.z +=
+        factor * (component(other.momentumZ, d) + component(self.momentumZ, d));
+  }
+}
+
 /// The residual of an element (euler3d's compute_flux).
 __host__ __device__ inline void fluxFrom(FluxInputs in, const FarField &ff,
                                          float out[kVars]) {
@@ -276,6 +306,7 @@ __host__ __device__ inline void fluxFrom(FluxInputs in, const FarField &ff,
   fluxContribution(s.density, s.momentum, s.energy, s.pressure, s.velocity,
                    fcMomX, fcMomY, fcMomZ, fcEnergy);
   const float speed = sqrtf(s.speedSqd);
+  const FaceFlux self{s.momentum, fcEnergy, fcMomX, fcMomY, fcMomZ};
 
   float fluxDensity = 0.0f, fluxEnergy = 0.0f;
   float3 fluxMomentum = make_float3(0.0f, 0.0f, 0.0f);
@@ -299,48 +330,20 @@ __host__ __device__ inline void fluxFrom(FluxInputs in, const FarField &ff,
       fluxMomentum.x += factor * (s.momentum.x - t.momentum.x);
       fluxMomentum.y += factor * (s.momentum.y - t.momentum.y);
       fluxMomentum.z += factor * (s.momentum.z - t.momentum.z);
-      // Central flux, one normal component at a time.
-      factor = 0.5f * normal.x;
-      fluxDensity += factor * (t.momentum.x + s.momentum.x);
-      fluxEnergy += factor * (nbEnergy.x + fcEnergy.x);
-      fluxMomentum.x += factor * (nbMomX.x + fcMomX.x);
-      fluxMomentum.y += factor * (nbMomY.x + fcMomY.x);
-      fluxMomentum.z += factor * (nbMomZ.x + fcMomZ.x);
-      factor = 0.5f * normal.y;
-      fluxDensity += factor * (t.momentum.y + s.momentum.y);
-      fluxEnergy += factor * (nbEnergy.y + fcEnergy.y);
-      fluxMomentum.x += factor * (nbMomX.y + fcMomX.y);
-      fluxMomentum.y += factor * (nbMomY.y + fcMomY.y);
-      fluxMomentum.z += factor * (nbMomZ.y + fcMomZ.y);
-      factor = 0.5f * normal.z;
-      fluxDensity += factor * (t.momentum.z + s.momentum.z);
-      fluxEnergy += factor * (nbEnergy.z + fcEnergy.z);
-      fluxMomentum.x += factor * (nbMomX.z + fcMomX.z);
-      fluxMomentum.y += factor * (nbMomY.z + fcMomY.z);
-      fluxMomentum.z += factor * (nbMomZ.z + fcMomZ.z);
+      addCentralFlux(normal, {t.momentum, nbEnergy, nbMomX, nbMomY, nbMomZ},
+                     self, fluxDensity, fluxEnergy, fluxMomentum);
     } else if (nb == kWall) {
       fluxMomentum.x += normal.x * s.pressure;
       fluxMomentum.y += normal.y * s.pressure;
       fluxMomentum.z += normal.z * s.pressure;
     } else if (nb == kFarField) {
-      float factor = 0.5f * normal.x;
-      fluxDensity += factor * (ff.variables[kMomentum + 0] + s.momentum.x);
-      fluxEnergy += factor * (ff.fluxEnergy.x + fcEnergy.x);
-      fluxMomentum.x += factor * (ff.fluxMomentumX.x + fcMomX.x);
-      fluxMomentum.y += factor * (ff.fluxMomentumY.x + fcMomY.x);
-      fluxMomentum.z += factor * (ff.fluxMomentumZ.x + fcMomZ.x);
-      factor = 0.5f * normal.y;
-      fluxDensity += factor * (ff.variables[kMomentum + 1] + s.momentum.y);
-      fluxEnergy += factor * (ff.fluxEnergy.y + fcEnergy.y);
-      fluxMomentum.x += factor * (ff.fluxMomentumX.y + fcMomX.y);
-      fluxMomentum.y += factor * (ff.fluxMomentumY.y + fcMomY.y);
-      fluxMomentum.z += factor * (ff.fluxMomentumZ.y + fcMomZ.y);
-      factor = 0.5f * normal.z;
-      fluxDensity += factor * (ff.variables[kMomentum + 2] + s.momentum.z);
-      fluxEnergy += factor * (ff.fluxEnergy.z + fcEnergy.z);
-      fluxMomentum.x += factor * (ff.fluxMomentumX.z + fcMomX.z);
-      fluxMomentum.y += factor * (ff.fluxMomentumY.z + fcMomY.z);
-      fluxMomentum.z += factor * (ff.fluxMomentumZ.z + fcMomZ.z);
+      const float3 farMomentum =
+          make_float3(ff.variables[kMomentum + 0], ff.variables[kMomentum + 1],
+                      ff.variables[kMomentum + 2]);
+      addCentralFlux(normal,
+                     {farMomentum, ff.fluxEnergy, ff.fluxMomentumX,
+                      ff.fluxMomentumY, ff.fluxMomentumZ},
+                     self, fluxDensity, fluxEnergy, fluxMomentum);
     }
   }
   out[kDensity] = fluxDensity;
