@@ -697,7 +697,7 @@ private:
   }
 
   /// 3D: the distinct plane ranges of the read groups; the rows a lane
-  /// loads of a plane are the union of the masks of the ranges it lies in.
+  /// loads of a plane are those that the ranges it lies in read.
   std::vector<TapRun> planeRanges() const {
     std::vector<TapRun> Ranges;
     for (const ReadGroup &R : Plan.Reads)
@@ -706,23 +706,20 @@ private:
     return Ranges;
   }
 
-  std::string rowMask(size_t K) {
-    return local("rowsRead" + std::to_string(K));
-  }
-  const char *maskType() const {
-    return Shape.RowsPerThread + Plan.rows() - 1 > 32 ? "unsigned long long"
-                                                      : "unsigned";
-  }
-
-  /// 3D: for each plane range, bit c says whether the original reads row
-  /// tileY + c of this lane's column in a plane of that range. Computed once
-  /// per tile, so that each plane's loads test one bit. Ranges whose rows
-  /// are the same share a mask (MaskOfRange).
-  std::string rowMasks() {
-    std::vector<TapRun> Ranges = planeRanges();
-    std::string C = local("c"), Row = local("row");
-    std::vector<std::string> Exprs, Decls;
-    for (const TapRun &Z : Ranges) {
+  /// 3D: for each plane range, the condition under which the original reads
+  /// row `row` of this lane's column in a plane of that range. Ranges with
+  /// the same condition share it (ConditionOfRange).
+  ///
+  /// The loads test these conditions directly. An earlier form packed them
+  /// into one bit mask per range, computed once per tile; CUDA 13.0's ptxas
+  /// (V13.0.88, at -O2 and -O3, not -O1) dropped some of the loads that a
+  /// mask bit selected in the last plane of a window, so results were wrong
+  /// (test/regress/systolic/rowmask-3d.cu, found by test/fuzz/difftest).
+  void computeRowConditions() {
+    RowConditions.clear();
+    ConditionOfRange.clear();
+    std::string Row = local("row");
+    for (const TapRun &Z : planeRanges()) {
       std::vector<std::string> Alts;
       for (size_t G = 0; G != Plan.Reads.size(); ++G) {
         const ReadGroup &R = Plan.Reads[G];
@@ -731,31 +728,14 @@ private:
                                  columnFlag(G), Row, begin(1), plus(R.Y.First),
                                  end(1), plus(R.Y.Last)));
       }
-      std::string E = llvm::join(Alts, " ||\n          ");
+      std::string E = llvm::join(Alts, " || ");
       if (Alts.size() > 1)
         E = "(" + E + ")";
-      auto Same = llvm::find(Exprs, E);
-      MaskOfRange.push_back(Same - Exprs.begin());
-      if (Same == Exprs.end()) {
-        Exprs.push_back(E);
-        Decls.push_back(rowMask(Exprs.size() - 1) + " = 0");
-      }
+      auto Same = llvm::find(RowConditions, E);
+      ConditionOfRange.push_back(Same - RowConditions.begin());
+      if (Same == RowConditions.end())
+        RowConditions.push_back(E);
     }
-    std::string S = formatv(
-        "    // Bit {0} of {1}, ...: the original reads row {2} + {0}{3} of "
-        "this\n"
-        "    // column in the planes that use the mask (tested per plane).\n"
-        "    {4} {5};\n"
-        "    #pragma unroll\n"
-        "    for (int {0} = 0; {0} < @S::Cached; ++{0}) {{\n"
-        "      const {6} {7} = {2} + {0}{3};\n",
-        C, rowMask(0), local("tileY"), plus(Plan.Range[1].First), maskType(),
-        llvm::join(Decls, ", "), index(), Row);
-    for (size_t K = 0; K != Exprs.size(); ++K)
-      S += formatv("      {0} |= ({1}){2} << {3};\n", rowMask(K), maskType(),
-                   Exprs[K], C);
-    S += "    }\n";
-    return S;
   }
 
   /// 3D: the statements that load the rows of plane \p PlaneExpr the
@@ -764,25 +744,31 @@ private:
                         const std::string &Indent) {
     std::vector<TapRun> Ranges = planeRanges();
     std::string C = local("c"), Row = local("row"), Plane = local("plane");
-    std::string Rows = local("rows");
-    std::vector<std::string> Terms;
-    for (size_t K = 0; K != Ranges.size(); ++K)
-      Terms.push_back(formatv("({0} >= {1}{2} && {0} < {3}{4} ? {5} : 0)",
-                              Plane, begin(2), plus(Ranges[K].First), end(2),
-                              plus(Ranges[K].Last), rowMask(MaskOfRange[K])));
+    std::vector<std::string> InRange, Reads;
+    for (size_t K = 0; K != Ranges.size(); ++K) {
+      std::string Flag = local("inPlanes" + std::to_string(K));
+      InRange.push_back(formatv("{0} = {1} >= {2}{3} && {1} < {4}{5}", Flag,
+                                Plane, begin(2), plus(Ranges[K].First), end(2),
+                                plus(Ranges[K].Last)));
+      Reads.push_back(formatv("({0} && {1})", Flag,
+                              RowConditions[ConditionOfRange[K]]));
+    }
     std::array<std::string, 3> At = {local("col"), Row, Plane};
     return formatv("{0}const {1} {2} = {3};\n"
-                   "{0}const {4} {5} =\n"
-                   "{0}    {6};\n"
+                   "{0}// Which ranges of z offsets read this plane.\n"
+                   "{0}const bool {4};\n"
                    "{0}#pragma unroll\n"
-                   "{0}for (int {7} = 0; {7} < @S::Cached; ++{7}) {{\n"
-                   "{0}  const {1} {8} = {9} + {7}{10};\n"
-                   "{0}  {11}[{7}] = ({5} >> {7} & 1) ? {12} : {13}(0);\n"
+                   "{0}for (int {5} = 0; {5} < @S::Cached; ++{5}) {{\n"
+                   "{0}  const {1} {6} = {7} + {5}{8};\n"
+                   "{0}  const bool {13} =\n"
+                   "{0}      {9};\n"
+                   "{0}  {10}[{5}] = {13} ? {11} : {12}(0);\n"
                    "{0}}\n",
-                   Indent, index(), Plane, PlaneExpr, maskType(), Rows,
-                   llvm::join(Terms, " |\n" + Indent + "    "), C, Row,
-                   local("tileY"), plus(Plan.Range[1].First), Target,
-                   Plan.Input.element(At), type());
+                   Indent, index(), Plane, PlaneExpr,
+                   llvm::join(InRange, ",\n" + Indent + "    "), C, Row,
+                   local("tileY"), plus(Plan.Range[1].First),
+                   llvm::join(Reads, " ||\n" + Indent + "      "), Target,
+                   Plan.Input.element(At), type(), local("reads"));
   }
 
   /// 3D (section 4.8 replaced by streaming, docs/systolic.md): each warp
@@ -793,7 +779,7 @@ private:
     std::string W = local("window"), Z = local("z"), K = local("w");
     std::string Next = local("next"), TileZ = local("tileZ");
     std::string S = rowLoopHead();
-    S += rowMasks();
+    computeRowConditions();
     S += planeLoopHead();
     S += formatv(
         "      // {0}[{1}] holds plane z{2} + {1} for output plane z; {3} the\n"
@@ -870,7 +856,7 @@ private:
         "  __shared__ {2} {0}[@S::Window][@S::Warps][@S::Rows][32];\n",
         Exchange, plus(Plan.Range[2].First), type());
     S += rowLoopHead();
-    S += rowMasks();
+    computeRowConditions();
     S += planeLoopHead();
     S += formatv("      {0} {1}[@S::Cached];\n      {{\n", type(), Cache);
     S += loadPlane(
@@ -1450,7 +1436,8 @@ private:
   const ASTContext &Ctx;
   std::set<std::string> Taken;
   std::vector<size_t> FlagOfGroup; ///< The column flag each read group uses.
-  std::vector<size_t> MaskOfRange; ///< 3D: the row mask of each plane range.
+  std::vector<std::string> RowConditions; ///< 3D: see computeRowConditions.
+  std::vector<size_t> ConditionOfRange;   ///< 3D: per plane range.
   std::map<std::string, std::string> Locals;
 };
 

@@ -33,27 +33,27 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX, int NY, int NZ, double a, double b, long long extentX, long long extentY, long long extentZ) {
 // CHECK:        const int zBegin = 1, zEnd = (int)::min(extentZ, (long long)(NZ - 1));
 // Each block's warps take a chunk of Shape::Planes planes.
-// The rows each plane needs, once per tile: the centre planes read three
-// rows of the centre column and one of the side columns, the others one.
-// CHECK:          unsigned rowsRead0 = 0, rowsRead1 = 0;
-// CHECK:            rowsRead0 |= (unsigned)(readsColumn0 && row >= yBegin && row < yEnd) << c;
-// CHECK-NEXT:       rowsRead1 |= (unsigned)((readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
-// CHECK-NEXT:           (readsColumn2 && row >= yBegin && row < yEnd) ||
-// CHECK-NEXT:           (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1)) << c;
 // CHECK:          for (int tileZ = (int)blockIdx.z * Shape::Planes; tileZ < zEnd;
 // CHECK-NEXT:          tileZ += (int)gridDim.z * Shape::Planes) {
 // The window starts with the planes before the first output plane...
 // CHECK:            double window[Shape::Window][Shape::Cached], next[Shape::Cached];
 // CHECK:            for (int w = 1; w < Shape::Window; ++w) {
 // CHECK-NEXT:         const int plane = tileZ + w - 1 - 1;
-// CHECK-NEXT:         const unsigned rows =
-// CHECK-NEXT:             (plane >= zBegin - 1 && plane < zEnd - 1 ? rowsRead0 : 0) |
-// CHECK-NEXT:             (plane >= zBegin && plane < zEnd ? rowsRead1 : 0) |
-// CHECK-NEXT:             (plane >= zBegin + 1 && plane < zEnd + 1 ? rowsRead0 : 0);
-// CHECK:                window[w][c] = (rows >> c & 1) ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// The rows each plane needs: the centre planes read three rows of the
+// centre column and one of the side columns, the others one. Tested
+// directly, not through a bit mask (test/regress/systolic/rowmask-3d.cu).
+// CHECK-NEXT:         // Which ranges of z offsets read this plane.
+// CHECK-NEXT:         const bool inPlanes0 = plane >= zBegin - 1 && plane < zEnd - 1,
+// CHECK-NEXT:             inPlanes1 = plane >= zBegin && plane < zEnd,
+// CHECK-NEXT:             inPlanes2 = plane >= zBegin + 1 && plane < zEnd + 1;
+// CHECK:                const bool reads =
+// CHECK-NEXT:               (inPlanes0 && (readsColumn0 && row >= yBegin && row < yEnd)) ||
+// CHECK-NEXT:               (inPlanes1 && ((readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) || (readsColumn2 && row >= yBegin && row < yEnd) || (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1))) ||
+// CHECK-NEXT:               (inPlanes2 && (readsColumn0 && row >= yBegin && row < yEnd));
+// CHECK-NEXT:           window[w][c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
 // The plane after the window is loaded before the loop, then a step ahead.
 // CHECK:              const int plane = tileZ + 1;
-// CHECK:                next[c] = (rows >> c & 1) ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// CHECK:                next[c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
 // CHECK:            for (int z = tileZ; z < tileZ + Shape::Planes && z < zEnd; ++z) {
 // CHECK-NEXT:         // Rotate the window, take in the next plane and start loading the one after.
 // CHECK-NEXT:         #pragma unroll
@@ -63,7 +63,7 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK-NEXT:             window[w][c] = w + 1 < Shape::Window ? window[w + 1][c] : next[c];
 // CHECK-NEXT:         {
 // CHECK-NEXT:           const int plane = z + 1 + 1;
-// CHECK:                  next[c] = (rows >> c & 1) ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// CHECK:                  next[c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
 // CHECK:              // Column x.
 // CHECK:                sum[i] = fma(b, window[0][i + 1], sum[i]);
 // CHECK:                sum[i] = fma(b, window[1][i], sum[i]);

@@ -1,0 +1,341 @@
+"""Stencils and convolutions for the systolic pass (SSAM): random shapes,
+radii, weight sources, index styles, element types, guards and sizes that
+are not multiples of the tile. Some programs carry a feature the pass must
+refuse (a bias, an integer type, a guard on a flag); they still check."""
+
+import random
+
+from .common import Program, Variant, c_float, set_clause, strip_pragmas
+
+PASS = "systolic"
+VARIANTS = [
+    Variant("pragma"),                              # clauses as generated
+    Variant("default", transform=lambda t: set_clause(
+        "systolic", "p", None)(set_clause("systolic", "block", None)(
+            set_clause("systolic", "vector", None)(
+                set_clause("systolic", "z", None)(t))))),
+    Variant("auto", flags=["--auto"], transform=strip_pragmas("systolic")),
+]
+
+
+def tap_set(rng, dims):
+    """Offsets (dx, dy[, dz]) of a random stencil: a star, a box or a
+    random subset of a box, never fewer than two points."""
+    rx = rng.choice([0, 1, 1, 2, 3, 4])
+    ry = rng.choice([1, 1, 2, 3])
+    rz = rng.choice([1, 1, 2]) if dims == 3 else 0
+    box = [(dx, dy, dz) for dz in range(-rz, rz + 1)
+           for dy in range(-ry, ry + 1) for dx in range(-rx, rx + 1)]
+    shape = rng.choice(["star", "box", "subset", "shifted"])
+    if shape == "star":
+        taps = [t for t in box if sum(c != 0 for c in t) <= 1]
+    elif shape == "box":
+        taps = box
+    elif shape == "subset":
+        taps = rng.sample(box, max(2, rng.randint(2, len(box))))
+    else:  # a one-sided box: x .. x + n (a convolution's corner anchor)
+        taps = [(dx + rx, dy + ry, dz) for dx, dy, dz in box]
+    if len(taps) > 60:
+        taps = rng.sample(taps, 60)
+    if len(taps) < 2:
+        taps = [(0, 0, 0), (0, 1, 0)]
+    return sorted(set(taps))
+
+
+def weight_value(rng, ctype):
+    if ctype == "int":
+        return rng.choice([-3, -2, -1, 1, 2, 3])
+    return rng.choice([-1, 1]) * rng.randint(1, 63) / 64.0  # exact
+
+
+def coordinate(axis, offset=0):
+    base = f"blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis}"
+    return base + (f" + {offset}" if offset else "")
+
+
+def plus(expr, k):
+    return expr if k == 0 else (f"{expr} + {k}" if k > 0 else f"{expr} - {-k}")
+
+
+def scaled(k, name):
+    if k == 0:
+        return None
+    if k == 1:
+        return name
+    if k == -1:
+        return f"-{name}"
+    return f"{k} * {name}"
+
+
+def offset_sum(parts):
+    """`a + b - c` from signed terms (None dropped)."""
+    text = ""
+    for p in parts:
+        if p is None:
+            continue
+        if not text:
+            text = p
+        elif p.startswith("-"):
+            text += " - " + p[1:]
+        else:
+            text += " + " + p
+    return text or "0"
+
+
+class Stencil:
+    def __init__(self, rng, name):
+        self.rng, self.name = rng, name
+        self.dims = 3 if rng.random() < 0.2 else 2
+        self.ctype = rng.choices(["float", "double", "int"], [6, 3, 1])[0]
+        self.taps = tap_set(rng, self.dims)
+        self.weights = [weight_value(rng, self.ctype) for _ in self.taps]
+        self.source = rng.choice(["literal", "param", "constant", "local",
+                                  "filter"])
+        if self.source == "filter" and self.dims == 3:
+            self.source = "constant"
+        self.index = rng.choice(["flat", "ivar", "rows"] if self.dims == 2
+                                else ["flat", "ivar"])
+        self.restrict = rng.random() < 0.85
+        self.bias = self.ctype != "int" and rng.random() < 0.05
+        self.flag_guard = rng.random() < 0.04
+        self.guard = rng.choice(["return", "if"])
+        reach = [(min(t[a] for t in self.taps), max(t[a] for t in self.taps))
+                 for a in range(3)]
+        # Margins: the stencil's reach, sometimes wider.
+        self.margins = [(max(0, -lo) + rng.choice([0, 0, 0, 1, 2]),
+                         max(0, hi) + rng.choice([0, 0, 0, 1, 3]))
+                        for lo, hi in reach]
+        if self.dims == 2:
+            self.size = [rng.randint(40, 700), rng.randint(12, 260), 1]
+        else:
+            self.size = [rng.randint(33, 150), rng.randint(9, 40),
+                         rng.randint(6, 30)]
+        self.block = rng.choice([(32, 8, 1), (64, 4, 1), (16, 16, 1),
+                                 (128, 1, 1), (32, 4, 1)] if self.dims == 2
+                                else [(32, 4, 2), (32, 8, 1), (64, 2, 2)])
+        clauses = []
+        if rng.random() < 0.5:
+            clauses.append(f"p({rng.choice([1, 2, 4, 8, 16])})")
+        if rng.random() < 0.3:
+            clauses.append(f"block({rng.choice([64, 128, 256])})")
+        if self.dims == 3 and rng.random() < 0.4:
+            clauses.append(f"z({rng.choice(['stream', 'shared'])})")
+        self.clauses = clauses
+        if self.source == "filter":
+            # A filter loop needs a full box: spell out the reach box.
+            xs = [t[0] for t in self.taps]
+            ys = [t[1] for t in self.taps]
+            self.box = (min(xs), min(ys), max(xs) - min(xs) + 1,
+                        max(ys) - min(ys) + 1)
+            bx, by, nx, ny = self.box
+            self.taps = [(bx + i, by + j, 0) for j in range(ny)
+                         for i in range(nx)]
+            self.weights = [weight_value(self.rng, self.ctype)
+                            for _ in self.taps]
+            self.bias = False  # the filter loop has no place for one
+
+    # ---- kernel ----------------------------------------------------------
+
+    def weight_expr(self, k):
+        n, w = self.name, self.weights[k]
+        if self.source == "literal":
+            return (str(w) if self.ctype == "int"
+                    else c_float(w, self.ctype))
+        if self.source in ("param", "local"):
+            return f"c{k}"
+        return f"{n}_w[{k}]"
+
+    def read(self, tap):
+        dx, dy, dz = tap
+        x, W, H = "x", "W", "H"
+        if self.index == "rows":
+            return f"row{self.row_name(dy)}[{plus(x, dx)}]"
+        if self.index == "ivar":
+            off = offset_sum([scaled(dz, "W * H") if dz else None,
+                              scaled(dy, W), str(dx) if dx > 0 else
+                              (f"-{-dx}" if dx < 0 else None)])
+            return "in[i]" if off == "0" else f"in[{plus_text('i', off)}]"
+        if self.dims == 2:
+            row = "y" if dy == 0 else f"({plus('y', dy)})"
+            return f"in[{row} * W + {plus(x, dx)}]"
+        zz = "z" if dz == 0 else f"({plus('z', dz)})"
+        return f"in[({zz} * H + {plus('y', dy)}) * W + {plus(x, dx)}]"
+
+    @staticmethod
+    def row_name(dy):
+        return f"m{-dy}" if dy < 0 else f"p{dy}"
+
+    def kernel(self):
+        n, T = self.name, self.ctype
+        R = " __restrict__" if self.restrict else ""
+        params = [f"const {T} *{R} in".replace("* ", "*"),
+                  f"{T} *{R} out".replace("* ", "*"), "int W", "int H"]
+        if self.dims == 3:
+            params.append("int D")
+        if self.source == "param":
+            params += [f"{T} c{k}" for k in range(len(self.taps))]
+        if self.source == "filter":
+            params.append(f"const {T} *{R} w".replace("* ", "*"))
+        if self.flag_guard:
+            params.append("int flag")
+        lines = []
+        if self.source == "constant":
+            lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
+        pragma = " ".join(["#pragma cuda_rewrite systolic"] + self.clauses)
+        lines += [pragma,
+                  f"__global__ void {n}_stencil({', '.join(params)}) {{",
+                  f"  int x = {coordinate('x')};",
+                  f"  int y = {coordinate('y')};"]
+        if self.dims == 3:
+            lines.append(f"  int z = {coordinate('z')};")
+        axes = ["x", "y", "z"][:self.dims]
+        limits = ["W", "H", "D"]
+        conds = []
+        for a, (lo, hi) in zip(range(self.dims), self.margins):
+            if lo:
+                conds.append(f"{axes[a]} < {lo}" if self.guard == "return"
+                             else f"{axes[a]} >= {lo}")
+            conds.append(f"{axes[a]} >= {limits[a]} - {hi}" if hi and
+                         self.guard == "return" else
+                         (f"{axes[a]} >= {limits[a]}" if self.guard ==
+                          "return" else
+                          (f"{axes[a]} < {limits[a]} - {hi}" if hi else
+                           f"{axes[a]} < {limits[a]}")))
+        if self.flag_guard:
+            conds.insert(0, "!flag" if self.guard == "return" else "flag")
+        joiner = " || " if self.guard == "return" else " && "
+        body_indent = "  "
+        if self.guard == "return":
+            lines += [f"  if ({joiner.join(conds)})", "    return;"]
+        else:
+            lines.append(f"  if ({joiner.join(conds)}) {{")
+            body_indent = "    "
+        if self.source == "local":
+            for k, w in enumerate(self.weights):
+                lit = str(w) if T == "int" else c_float(w, T)
+                lines.append(f"{body_indent}const {T} c{k} = {lit};")
+        if self.index == "ivar" and self.source != "filter":
+            idx = ("y * W + x" if self.dims == 2 else "(z * H + y) * W + x")
+            lines.append(f"{body_indent}int i = {idx};")
+        if self.index == "rows" and self.source != "filter":
+            for dy in sorted({t[1] for t in self.taps}):
+                lines.append(f"{body_indent}const {T} *row{self.row_name(dy)}"
+                             f" = in + {'y' if dy == 0 else '(' + plus('y', dy) + ')'} * W;")
+        store = (f"out[y * W + x]" if self.dims == 2 else
+                 "out[(z * H + y) * W + x]")
+        if self.source == "filter":
+            bx, by, nx, ny = self.box
+            lines += [f"{body_indent}{T} s = 0;",
+                      f"{body_indent}for (int j = 0; j < {ny}; ++j)",
+                      f"{body_indent}  for (int i = 0; i < {nx}; ++i)",
+                      f"{body_indent}    s += w[j * {nx} + i] * "
+                      f"in[({plus('y + j', by)}) * W + {plus('x + i', bx)}];",
+                      f"{body_indent}{store} = s;"]
+        else:
+            terms = [f"{self.weight_expr(k)} * {self.read(t)}"
+                     for k, t in enumerate(self.taps)]
+            if self.bias:
+                terms.append(c_float(0.5, T))
+            expr = (" +\n" + body_indent + "    ").join(terms)
+            lines.append(f"{body_indent}{store} = {expr};")
+        if self.guard == "if":
+            lines.append("  }")
+        lines.append("}")
+        return "\n".join(lines)
+
+    # ---- host ------------------------------------------------------------
+
+    def host(self):
+        n, T = self.name, self.ctype
+        W, H, D = self.size
+        bx, by, bz = self.block
+        count = "W * H" + (" * D" if self.dims == 3 else "")
+        args = ["in.data()", "out.data()", "W", "H"] + (
+            ["D"] if self.dims == 3 else [])
+        lines = [f"static void run_{n}(difftest::Rng &rng, "
+                 "difftest::Check &check) {",
+                 f"  const int W = {W}, H = {H}, D = {D};",
+                 f"  difftest::Buffer<{T}> in({count}), out({count});",
+                 "  rng.fill(in.Host, " + ("-100, 100" if T == "int"
+                                           else "-1.0, 1.0") + ");",
+                 "  in.upload();", "  out.poison();"]
+        wlist = ", ".join(str(w) if T == "int" else c_float(w, T)
+                          for w in self.weights)
+        lines.append(f"  const {T} weights[{len(self.weights)}] = {{{wlist}}};")
+        if self.source == "param":
+            args += [f"weights[{k}]" for k in range(len(self.weights))]
+        if self.source == "constant":
+            lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_w, weights,"
+                         " sizeof(weights)));")
+        if self.source == "filter":
+            lines += [f"  difftest::Buffer<{T}> w({len(self.weights)});",
+                      "  w.Host.assign(weights, weights + "
+                      f"{len(self.weights)});", "  w.upload();"]
+            args.append("w.data()")
+        if self.flag_guard:
+            args.append("1")
+        lines += [f"  dim3 block({bx}, {by}, {bz});",
+                  f"  dim3 grid((W + {bx - 1}) / {bx}, (H + {by - 1}) / {by}"
+                  + (f", (D + {bz - 1}) / {bz}" if self.dims == 3 else "")
+                  + ");",
+                  f"  {n}_stencil<<<grid, block>>>({', '.join(args)});",
+                  "  DIFFTEST_CUDA(cudaGetLastError());",
+                  f"  const std::vector<{T}> &got = out.download();"]
+        taps = ", ".join(f"{{{dx}, {dy}, {dz}}}" for dx, dy, dz in self.taps)
+        (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
+        lz, hz = self.margins[2] if self.dims == 3 else (0, 0)
+        exact = T == "int"
+        want_t = "long long" if exact else "difftest::Approx"
+        lines += [f"  const int taps[{len(self.taps)}][3] = {{{taps}}};",
+                  f"  std::vector<{T}> wantExact({count});" if exact else
+                  f"  std::vector<difftest::Approx> want({count});",
+                  f"  std::vector<bool> written({count});",
+                  f"  for (int z = {lz}; z < D - {hz}; ++z)",
+                  f"    for (int y = {ly}; y < H - {hy}; ++y)",
+                  f"      for (int x = {lx}; x < W - {hx}; ++x) {{",
+                  f"        std::vector<{want_t}> terms;"]
+        lines += ["        for (int k = 0; k < "
+                  f"{len(self.taps)}; ++k) {{",
+                  "          size_t at = ((size_t)(z + taps[k][2]) * H + y + "
+                  "taps[k][1]) * W + x + taps[k][0];"]
+        if exact:
+            lines.append("          terms.push_back((long long)weights[k] * "
+                         "in.Host[at]);")
+        else:
+            lines.append("          terms.push_back(difftest::Approx(weights[k])"
+                         " * difftest::Approx(in.Host[at]));")
+        lines.append("        }")
+        if self.bias:
+            lines.append("        terms.push_back(difftest::Approx(0.5));")
+        lines.append("        size_t i = ((size_t)z * H + y) * W + x;")
+        if exact:
+            lines.append("        long long s = 0;\n        for (long long t : "
+                         "terms) s += t;\n        wantExact[i] = (int)s;")
+        else:
+            lines.append("        want[i] = difftest::sum(terms);")
+        lines += ["        written[i] = true;", "      }"]
+        if exact:
+            lines.append('  difftest::expectExact(check, "out", got, '
+                         "wantExact, written);")
+        else:
+            lines.append('  difftest::expectNear(check, "out", got, want, '
+                         "written);")
+        lines.append("}")
+        return "\n".join(lines)
+
+
+def plus_text(base, offset_text):
+    return (f"{base} - {offset_text[1:]}" if offset_text.startswith("-")
+            else f"{base} + {offset_text}")
+
+
+def generate(rng: random.Random, name: str) -> Program:
+    s = Stencil(rng, name)
+    traits = {"dims": str(s.dims), "type": s.ctype, "taps": str(len(s.taps)),
+              "weights": s.source, "index": s.index,
+              "clauses": " ".join(s.clauses) or "-"}
+    if s.bias:
+        traits["refusal"] = "bias"
+    if s.flag_guard:
+        traits["refusal"] = "flag guard"
+    return Program(name, s.kernel() + "\n\n" + s.host(), traits)
