@@ -41,7 +41,9 @@
 //                                          file in turn, one per launch,
 //                                          stopping any that runs past 3x
 //                                          the best so far;
-//   CUDA_REWRITE_PIPELINE_TIMES=<file>     appends each run's time.
+//   CUDA_REWRITE_PIPELINE_TIMES=<file>     appends each run's time (for kbk
+//                                          also its rounds and the time
+//                                          its kernels kept the GPU busy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +58,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -383,7 +386,8 @@ private:
 
   cudaError_t runKernelByKernel(const Kernels &kernels, const void *args,
                                 cudaStream_t stream) {
-    for (;;) {
+    kbkRounds = 0;
+    for (;; ++kbkRounds) {
       if (cudaError_t error = cudaMemcpyAsync(lengths, control,
                                               sizeof(Control),
                                               cudaMemcpyDeviceToHost, stream))
@@ -397,11 +401,14 @@ private:
         return cudaSuccess;
       }
       bool any = false;
+      cudaEvent_t *round = timing() ? roundEvents(kbkRounds) : nullptr;
       for (int s = 0; s < desc.stageCount; ++s) {
         Position first = lengths->queues[s].head;
         Position count = lengths->queues[s].tail - first;
         if (!count)
           continue;
+        if (round && !any)
+          cudaEventRecord(round[0], stream);
         any = true;
         Position perBlock = desc.blockThreads / desc.stages[s].groupSize;
         unsigned blocks =
@@ -414,7 +421,31 @@ private:
       }
       if (!any)
         return cudaSuccess;
+      if (round)
+        cudaEventRecord(round[1], stream);
     }
+  }
+
+  /// The start and end events of KBK round \p round (timing only).
+  cudaEvent_t *roundEvents(int round) {
+    while (static_cast<int>(kbkEvents.size()) <= round) {
+      kbkEvents.emplace_back();
+      cudaEventCreate(&kbkEvents.back()[0]);
+      cudaEventCreate(&kbkEvents.back()[1]);
+    }
+    return kbkEvents[round].data();
+  }
+
+  /// The time KBK's rounds kept the GPU busy: the run's time less this is
+  /// the host round trips a persistent model saves at most.
+  float kbkBusyMs() {
+    float busy = 0;
+    for (int r = 0; r < kbkRounds; ++r) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, kbkEvents[r][0], kbkEvents[r][1]);
+      busy += ms;
+    }
+    return busy;
   }
 
   const void *worker(const Kernels &kernels, const WorkerLaunch &w) const {
@@ -751,10 +782,14 @@ private:
       bestMs = ms;
     if (const char *file = timesFile())
       if (std::FILE *out = std::fopen(file, "a")) {
-        std::fprintf(out, "pipeline=%s model=%s candidate=%d ms=%.6f%s\n",
+        std::fprintf(out, "pipeline=%s model=%s candidate=%d ms=%.6f",
                      desc.name, config.model.c_str(),
                      candidates.empty() ? -1 : static_cast<int>(candidate),
-                     ms, timedOut ? " timeout" : "");
+                     ms);
+        if (config.model == "kbk")
+          std::fprintf(out, " rounds=%d busy_ms=%.6f", kbkRounds,
+                       kbkBusyMs());
+        std::fprintf(out, "%s\n", timedOut ? " timeout" : "");
         std::fclose(out);
       }
   }
@@ -774,6 +809,8 @@ private:
   std::vector<std::string> candidates; ///< CUDA_REWRITE_PIPELINE_TUNE
   size_t candidate = 0, launchCount = 0;
   double bestMs = 0;
+  int kbkRounds = 0; ///< Rounds of the last KBK run.
+  std::vector<std::array<cudaEvent_t, 2>> kbkEvents; ///< Per round: start, end.
   std::chrono::steady_clock::time_point runStart;
   cudaStream_t streams[kMaxStages] = {};
   cudaEvent_t done[kMaxStages] = {}, seeded = nullptr, start = nullptr,
