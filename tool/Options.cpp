@@ -48,12 +48,24 @@ cl::opt<std::string>
               cl::value_desc("dir"), cl::cat(Category));
 cl::opt<std::string> OutputFile("o", cl::desc("Write the rewritten file here"),
                                 cl::value_desc("file"), cl::cat(Category));
-cl::opt<std::string>
-    OutputDir("output-dir",
-              cl::desc("Write each rewritten file under this directory"),
-              cl::value_desc("dir"), cl::cat(Category));
-cl::opt<bool> InPlace("i", cl::desc("Rewrite the input files in place"),
+cl::opt<std::string> OutputDir(
+    "output-dir",
+    cl::desc("Write each rewritten file under this directory, at its "
+             "relative path with '.' and '..' resolved; an absolute path, or "
+             "one that leads out of the current directory, keeps only its "
+             "file name"),
+    cl::value_desc("dir"), cl::cat(Category));
+cl::opt<bool> InPlace("i",
+                      cl::desc("Rewrite the input files in place (each keeps "
+                               "its mode)"),
                       cl::cat(Category));
+cl::opt<bool> FollowSymlinks(
+    "follow-symlinks",
+    cl::desc("Write through symbolic links: replace the file that a linked "
+             "output (-o, -i, --export-fixes, a file under --output-dir) "
+             "points to, keeping the link, and follow linked directories "
+             "inside --output-dir; without it, such outputs are refused"),
+    cl::cat(Category));
 cl::opt<bool> Diff("diff",
                    cl::desc("Print a unified diff against the input instead "
                             "of the rewritten file"),
@@ -148,6 +160,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.OutputFile = OutputFile;
   Opts.OutputDir = OutputDir;
   Opts.InPlace = InPlace;
+  Opts.FollowSymlinks = FollowSymlinks;
   Opts.Diff = Diff;
   Opts.ExportFixes = ExportFixes;
   Opts.List = List;

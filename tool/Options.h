@@ -27,6 +27,9 @@ struct ToolOptions {
   std::string OutputFile; ///< -o
   std::string OutputDir;  ///< --output-dir
   bool InPlace = false;   ///< -i
+  /// Write through symbolic links (outputs, directories under --output-dir)
+  /// instead of refusing them.
+  bool FollowSymlinks = false;
   bool Diff = false;
   std::string ExportFixes;
   bool List = false;

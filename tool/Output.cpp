@@ -6,35 +6,261 @@
 #include "clang/Tooling/ReplacementsYaml.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/YAMLTraits.h"
-#include <set>
+#include <map>
 
 using namespace llvm;
 
 namespace cuda_rewrite {
 
-Error writeFileAtomically(StringRef Path, StringRef Contents) {
-  StringRef Dir = sys::path::parent_path(Path);
-  if (!Dir.empty())
-    if (std::error_code EC = sys::fs::create_directories(Dir))
-      return createStringError(EC, "cannot create directory '%s': %s",
-                               Dir.str().c_str(), EC.message().c_str());
-  // llvm::writeToOutput writes a temporary file beside Path and renames it
-  // into place only once everything was written.
-  return writeToOutput(Path, [&](raw_ostream &OS) {
-    OS << Contents;
+namespace {
+
+Error cannotWrite(StringRef Path, const Twine &Why) {
+  return createStringError(inconvertibleErrorCode(),
+                           "cannot write '" + Path + "': " + Why);
+}
+
+Error refuseLink(StringRef Path, const Twine &Why) {
+  return createStringError(inconvertibleErrorCode(),
+                           "refusing to write '" + Path + "': " + Why +
+                               "; pass --follow-symlinks to write through it");
+}
+
+/// Refuses a symbolic link among the directories between W.OutputDir and
+/// W.Path: following it would write wherever it points, possibly outside
+/// the directory the user named. The output directory itself may be a link:
+/// the user named it.
+Error checkNoLinkBelowOutputDir(const FileWrite &W) {
+  StringRef Relative = W.Path;
+  if (W.OutputDir.empty() || !Relative.consume_front(W.OutputDir))
     return Error::success();
-  });
+  while (!Relative.empty() && sys::path::is_separator(Relative.front()))
+    Relative = Relative.drop_front();
+  StringRef Parent = sys::path::parent_path(Relative);
+  SmallString<256> Dir(W.OutputDir);
+  for (StringRef Component :
+       make_range(sys::path::begin(Parent), sys::path::end(Parent))) {
+    sys::path::append(Dir, Component);
+    sys::fs::file_status Status;
+    if (sys::fs::status(Dir, Status, /*Follow=*/false))
+      break; // Missing: it and all below are created as directories.
+    if (sys::fs::is_symlink_file(Status))
+      return refuseLink(W.Path, "'" + Dir +
+                                    "' is a symbolic link inside "
+                                    "--output-dir '" +
+                                    W.OutputDir + "'");
+  }
+  return Error::success();
+}
+
+/// The deepest existing ancestor of \p Target must be a directory the
+/// process may write in; otherwise creating the directories, the temporary
+/// file or the rename would fail after other files were written.
+Error checkParentWritable(StringRef Target, StringRef Shown) {
+  std::string Dir = sys::path::parent_path(Target).str();
+  while (!Dir.empty() && !sys::fs::exists(Dir))
+    Dir = sys::path::parent_path(Dir).str();
+  if (Dir.empty())
+    Dir = ".";
+  if (!sys::fs::is_directory(Dir))
+    return cannotWrite(Shown, "'" + Dir + "' is not a directory");
+  if (sys::fs::access(Dir, sys::fs::AccessMode::Write))
+    return cannotWrite(Shown, "directory '" + Dir + "' is not writable");
+  return Error::success();
+}
+
+/// Checks one write and returns the file it replaces: W.Path, or what the
+/// symbolic link W.Path points to when \p FollowSymlinks. A rename onto a
+/// link would silently replace the link by a regular file; onto a directory
+/// or a device it would fail or do harm.
+Expected<std::string> checkTarget(const FileWrite &W, bool FollowSymlinks) {
+  if (!FollowSymlinks)
+    if (Error E = checkNoLinkBelowOutputDir(W))
+      return E;
+  std::string Target = W.Path;
+  sys::fs::file_status Status;
+  std::error_code EC = sys::fs::status(Target, Status, /*Follow=*/false);
+  if (!EC && sys::fs::is_symlink_file(Status)) {
+    if (!FollowSymlinks)
+      return refuseLink(W.Path, "it is a symbolic link");
+    SmallString<256> Real;
+    if (std::error_code RealEC = sys::fs::real_path(W.Path, Real))
+      return cannotWrite(W.Path, "it is a symbolic link to no file (" +
+                                     RealEC.message() + ")");
+    Target = std::string(Real);
+    EC = sys::fs::status(Target, Status);
+  }
+  if (!EC && !sys::fs::is_regular_file(Status))
+    return cannotWrite(W.Path, sys::fs::is_directory(Status)
+                                   ? "it is a directory"
+                                   : "it is not a regular file");
+  // A missing file, or an ancestor that is no directory, which
+  // checkParentWritable names.
+  if (EC && EC != std::errc::no_such_file_or_directory &&
+      EC != std::errc::not_a_directory)
+    return cannotWrite(W.Path, EC.message());
+  if (Error E = checkParentWritable(Target, W.Path))
+    return E;
+  return Target;
+}
+
+/// Gives the temporary file \p FD what the file it replaces had: its mode
+/// (the file is the same file to its users) and, where the process may
+/// (root, or a group it is in), its owner and group, as sed -i does.
+Error copyOwnerAndMode(int FD, const sys::fs::file_status &Replaced,
+                       StringRef Shown) {
+#ifdef LLVM_ON_UNIX
+  sys::fs::file_status Temp;
+  if (!sys::fs::status(FD, Temp) && (Temp.getUser() != Replaced.getUser() ||
+                                     Temp.getGroup() != Replaced.getGroup()))
+    (void)sys::fs::changeFileOwnership(FD, Replaced.getUser(),
+                                       Replaced.getGroup());
+#endif
+  // After the owner: chown clears the set-user-ID and set-group-ID bits.
+  if (std::error_code EC = sys::fs::setPermissions(FD, Replaced.permissions()))
+    return cannotWrite(Shown, "cannot set its mode: " + EC.message());
+  return Error::success();
+}
+
+/// Files written beside their targets and renamed into place only by
+/// commit(); whatever was not renamed is removed on destruction, so a
+/// failure leaves no temporary file behind.
+class PendingFiles {
+public:
+  PendingFiles() = default;
+  PendingFiles(const PendingFiles &) = delete;
+  PendingFiles &operator=(const PendingFiles &) = delete;
+  ~PendingFiles() {
+    for (size_t I = Committed; I < Files.size(); ++I) {
+      sys::fs::remove(Files[I].Temp);
+      sys::DontRemoveFileOnSignal(Files[I].Temp);
+    }
+  }
+
+  /// Writes \p W's contents to a temporary file beside \p Target.
+  Error add(StringRef Target, const FileWrite &W) {
+    StringRef Dir = sys::path::parent_path(Target);
+    if (!Dir.empty())
+      if (std::error_code EC = sys::fs::create_directories(Dir))
+        return createStringError(EC, "cannot create directory '%s': %s",
+                                 Dir.str().c_str(), EC.message().c_str());
+    sys::fs::file_status Replaced;
+    bool Replaces = !sys::fs::status(Target, Replaced);
+    // open() applies the umask to a new file's mode, as cp does; special
+    // bits are not copied to a new file.
+    unsigned Mode = sys::fs::all_read | sys::fs::all_write;
+    sys::fs::file_status From;
+    if (!Replaces && !W.ModeFrom.empty() && !sys::fs::status(W.ModeFrom, From))
+      Mode = From.permissions() & sys::fs::all_all;
+    // A short name of its own, so that a target name near NAME_MAX fits.
+    SmallString<256> Model(Dir);
+    sys::path::append(Model, ".cuda-rewrite-%%%%%%%%.tmp");
+    int FD;
+    SmallString<256> Temp;
+    if (std::error_code EC =
+            sys::fs::createUniqueFile(Model, FD, Temp, sys::fs::OF_None, Mode))
+      return cannotWrite(W.Path,
+                         "cannot create a temporary file: " + EC.message());
+    sys::RemoveFileOnSignal(Temp);
+    Files.push_back({std::string(Temp), Target.str(), W.Path});
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    if (Replaces)
+      if (Error E = copyOwnerAndMode(FD, Replaced, W.Path))
+        return E;
+    OS << W.Contents;
+    OS.close();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      return cannotWrite(W.Path, EC.message());
+    }
+    return Error::success();
+  }
+
+  /// Renames every file into place, in order.
+  Error commit() {
+    for (; Committed < Files.size(); ++Committed) {
+      const Pending &F = Files[Committed];
+      if (std::error_code EC = sys::fs::rename(F.Temp, F.Target)) {
+        // Only a failing file system gets here: every check passed.
+        std::string Why = EC.message();
+        if (Committed)
+          Why += " (" + std::to_string(Committed) +
+                 " other file(s) were already written)";
+        return cannotWrite(F.Shown, Why);
+      }
+      sys::DontRemoveFileOnSignal(F.Temp);
+    }
+    return Error::success();
+  }
+
+private:
+  struct Pending {
+    std::string Temp, Target, Shown;
+  };
+  std::vector<Pending> Files;
+  size_t Committed = 0;
+};
+
+/// A key under which two paths naming the same file (lexically) are equal.
+std::string samePathKey(StringRef Path) {
+  SmallString<256> Key(Path);
+  sys::fs::make_absolute(Key);
+  sys::path::remove_dots(Key, /*remove_dot_dot=*/true);
+  return std::string(Key);
+}
+
+/// Handles the names llvm::writeToOutput treated specially, which -o and
+/// --export-fixes have always accepted: `-` is stdout, /dev/null discards.
+bool writeSpecialOutput(StringRef Path, StringRef Contents,
+                        raw_ostream &Stdout) {
+  if (Path == "-")
+    Stdout << Contents;
+  return Path == "-" || Path == "/dev/null";
+}
+
+} // namespace
+
+Error writeFilesAtomically(ArrayRef<FileWrite> Writes, bool FollowSymlinks) {
+  // Check every file before writing any, so that a refusal touches nothing.
+  std::vector<std::string> Targets;
+  std::map<std::string, const FileWrite *> Seen;
+  for (const FileWrite &W : Writes) {
+    Expected<std::string> Target = checkTarget(W, FollowSymlinks);
+    if (!Target)
+      return Target.takeError();
+    auto [It, New] = Seen.emplace(samePathKey(*Target), &W);
+    if (!New && !W.OutputDir.empty() && !It->second->OutputDir.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "two inputs map to '%s' under --output-dir",
+                               W.Path.c_str());
+    if (!New)
+      return createStringError(inconvertibleErrorCode(),
+                               "two outputs would write '%s'", W.Path.c_str());
+    Targets.push_back(std::move(*Target));
+  }
+  PendingFiles Pending;
+  for (size_t I = 0; I < Writes.size(); ++I)
+    if (Error E = Pending.add(Targets[I], Writes[I]))
+      return E;
+  return Pending.commit();
 }
 
 std::string outputDirPath(StringRef Dir, StringRef InputPath) {
-  SmallString<256> Relative(InputPath);
-  sys::path::remove_dots(Relative, /*remove_dot_dot=*/false);
-  bool StaysBelow = sys::path::is_relative(Relative) &&
-                    !StringRef(Relative).starts_with("..");
+  SmallString<256> Normal(InputPath);
+  sys::path::remove_dots(Normal, /*remove_dot_dot=*/true);
+  // In a normalised relative path, `..` can only lead: those leave the
+  // current directory, and under Dir they would leave Dir.
+  bool StaysBelow = sys::path::is_relative(Normal) && !Normal.empty() &&
+                    *sys::path::begin(Normal) != "..";
+  StringRef Below =
+      StaysBelow ? StringRef(Normal) : sys::path::filename(Normal);
+  if (Below.empty() || Below == "." || Below == ".." ||
+      sys::path::is_separator(Below.back()))
+    return "";
   SmallString<256> Out(Dir);
-  sys::path::append(Out, StaysBelow ? StringRef(Relative)
-                                    : sys::path::filename(InputPath));
+  sys::path::append(Out, Below);
   return std::string(Out);
 }
 
@@ -63,35 +289,41 @@ Error writeOutputs(const ToolOptions &Opts, ArrayRef<RewrittenFile> Files,
     for (const RewrittenFile &F : Files)
       Stdout << unifiedDiff(F.InputPath, F.Original, F.Rewritten);
 
-  if (!Opts.ExportFixes.empty())
-    if (Error E = writeFileAtomically(Opts.ExportFixes, exportFixesYaml(Files)))
-      return E;
-
-  // -o has one input; it is absent here when it failed to parse.
-  if (!Opts.OutputFile.empty() && !Files.empty())
-    return writeFileAtomically(Opts.OutputFile, Files.front().Rewritten);
-
-  if (!Opts.OutputDir.empty()) {
-    // Check every path before writing any, so a clash writes nothing.
-    std::set<std::string> Paths;
-    for (const RewrittenFile &F : Files)
-      if (!Paths.insert(outputDirPath(Opts.OutputDir, F.InputPath)).second)
-        return createStringError(
-            inconvertibleErrorCode(),
-            "two inputs map to '%s' under --output-dir",
-            outputDirPath(Opts.OutputDir, F.InputPath).c_str());
-    for (const RewrittenFile &F : Files)
-      if (Error E = writeFileAtomically(
-              outputDirPath(Opts.OutputDir, F.InputPath), F.Rewritten))
-        return E;
+  // Every file goes through one writeFilesAtomically call, so that all are
+  // checked before any is written.
+  std::vector<FileWrite> Writes;
+  std::string Yaml;
+  if (!Opts.ExportFixes.empty()) {
+    Yaml = exportFixesYaml(Files);
+    if (!writeSpecialOutput(Opts.ExportFixes, Yaml, Stdout))
+      Writes.push_back({Opts.ExportFixes, Yaml, "", ""});
   }
+
+  // -o has one input; it is absent here when it failed to parse. A new
+  // output file gets its input's mode, as cp gives a copy.
+  if (!Opts.OutputFile.empty() && !Files.empty()) {
+    const RewrittenFile &F = Files.front();
+    if (!writeSpecialOutput(Opts.OutputFile, F.Rewritten, Stdout))
+      Writes.push_back({Opts.OutputFile, F.Rewritten, F.InputPath, ""});
+  }
+
+  if (!Opts.OutputDir.empty())
+    for (const RewrittenFile &F : Files) {
+      std::string Path = outputDirPath(Opts.OutputDir, F.InputPath);
+      if (Path.empty())
+        return createStringError(inconvertibleErrorCode(),
+                                 "'%s' names no file to write under "
+                                 "--output-dir",
+                                 F.InputPath.c_str());
+      Writes.push_back({Path, F.Rewritten, F.InputPath, Opts.OutputDir});
+    }
 
   if (Opts.InPlace)
     for (const RewrittenFile &F : Files)
       if (F.Rewritten != F.Original) // Untouched files keep their mtime.
-        if (Error E = writeFileAtomically(F.InputPath, F.Rewritten))
-          return E;
-  return Error::success();
+        Writes.push_back({F.InputPath, F.Rewritten, "", ""});
+
+  return writeFilesAtomically(Writes, Opts.FollowSymlinks);
 }
 
 } // namespace cuda_rewrite

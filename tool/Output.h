@@ -2,8 +2,12 @@
 //
 // One edit set per file feeds every output mode: stdout, -o, --output-dir,
 // -i, --diff and --export-fixes. Files are written atomically (a temporary
-// file in the target directory, then a rename), so a failed or interrupted
-// run never leaves a half-written file.
+// file in the target directory, then a rename), and no file is replaced
+// before every one was checked and written, so a failed or interrupted run
+// never leaves a half-written file. Outputs never land outside the place the
+// user named:
+// --output-dir paths are normalised, and symbolic links are refused unless
+// --follow-symlinks is given.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_TOOL_OUTPUT_H
@@ -26,11 +30,35 @@ struct RewrittenFile {
   clang::tooling::Replacements Edits;
 };
 
-/// Writes \p Contents to \p Path through a temporary file and a rename.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
+/// One file that writeFilesAtomically writes.
+struct FileWrite {
+  std::string Path;         ///< As the user will see it in errors.
+  llvm::StringRef Contents; ///< Must outlive the call.
+  /// A new file gets this file's permission bits (less the umask, as cp
+  /// does); empty: 0666 less the umask. A file that exists keeps its own
+  /// mode (and, where the process may, its owner).
+  std::string ModeFrom;
+  /// --output-dir's directory when Path lies under it: no directory between
+  /// it and Path may be a symbolic link unless symlinks are followed.
+  std::string OutputDir;
+};
 
-/// Where --output-dir puts \p InputPath: its relative path under \p Dir when
-/// it is relative and stays below the current directory, else its name.
+/// Writes every file of \p Writes or none. Each path is checked first (a
+/// symbolic link, refused unless \p FollowSymlinks, in which case the file
+/// it points to is replaced and the link kept; a directory or other
+/// non-regular file; an ancestor that is no directory; an unwritable
+/// directory); then each file is written to a temporary file in its target's
+/// directory; only once all were written are they renamed into place. A
+/// failure leaves every target untouched and no temporary file behind.
+llvm::Error writeFilesAtomically(llvm::ArrayRef<FileWrite> Writes,
+                                 bool FollowSymlinks);
+
+/// Where --output-dir puts \p InputPath: its relative path under \p Dir,
+/// with `.` and `..` components resolved lexically, when that stays below
+/// the current directory; else (an absolute path, or one such as
+/// `a/../../x.cu` that leads out of it) only its file name. The result is
+/// always strictly below \p Dir; it is empty when \p InputPath names no
+/// file (`..`, `/`).
 std::string outputDirPath(llvm::StringRef Dir, llvm::StringRef InputPath);
 
 /// The edits of all files as one clang-apply-replacements document.

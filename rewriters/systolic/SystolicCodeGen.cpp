@@ -750,8 +750,8 @@ private:
       InRange.push_back(formatv("{0} = {1} >= {2}{3} && {1} < {4}{5}", Flag,
                                 Plane, begin(2), plus(Ranges[K].First), end(2),
                                 plus(Ranges[K].Last)));
-      Reads.push_back(formatv("({0} && {1})", Flag,
-                              RowConditions[ConditionOfRange[K]]));
+      Reads.push_back(
+          formatv("({0} && {1})", Flag, RowConditions[ConditionOfRange[K]]));
     }
     std::array<std::string, 3> At = {local("col"), Row, Plane};
     return formatv("{0}const {1} {2} = {3};\n"
