@@ -117,6 +117,7 @@ def prepare(args):
     module = generator(args.pass_name)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    args.tool = str(Path(args.tool).resolve())  # the tool runs in `out`
     files = regression_files(args) if args.regress else generated_files(args)
     # A regression file is rewritten as its pragmas say.
     variants = [Variant("as-is")] if args.regress else module.VARIANTS
