@@ -133,6 +133,28 @@ class Stencil:
             self.weights = [weight_value(self.rng, self.ctype)
                             for _ in self.taps]
             self.bias = False  # the filter loop has no place for one
+        self.draw_more(rng)
+
+    def draw_more(self, rng):
+        """Forms added after seeds 1 and 2 (generated at the commit before)."""
+        # Rows that start 16-byte aligned: the aligned-rows form runs only then.
+        if rng.random() < 0.4:
+            unit = 2 if self.ctype == "double" else 4
+            self.size[0] -= self.size[0] % unit
+        if self.source != "filter" and rng.random() < 0.25:
+            self.index = rng.choice(["ptr", "md"] if self.dims == 2 else
+                                    ["ptr"])
+        if self.index == "md":
+            self.size[0] = rng.choice([64, 96, 128, 200, 256, 333])
+        if self.source in ("literal", "local") and rng.random() < 0.3:
+            self.source = rng.choice(["global", "cscalar"])
+        if self.dims == 2 and rng.random() < 0.2:
+            self.clauses.append(f"vector({rng.choice([1, 2, 4])})")
+        self.launch_tail = rng.choice(["", "", ", 0", ", 0, 0"])
+        self.coord = rng.choices(["int", "long long", "unsigned"],
+                                 [7, 1.5, 1.5])[0]
+        if self.index in ("md", "rows"):
+            self.coord = "int"
 
     # ---- kernel ----------------------------------------------------------
 
@@ -143,6 +165,8 @@ class Stencil:
                     else c_float(w, self.ctype))
         if self.source in ("param", "local"):
             return f"c{k}"
+        if self.source in ("global", "cscalar"):
+            return f"{n}_c{k}"
         return f"{n}_w[{k}]"
 
     def read(self, tap):
@@ -150,10 +174,14 @@ class Stencil:
         x, W, H = "x", "W", "H"
         if self.index == "rows":
             return f"row{self.row_name(dy)}[{plus(x, dx)}]"
-        if self.index == "ivar":
+        if self.index == "md":
+            return f"in[{plus('y', dy)}][{plus(x, dx)}]"
+        if self.index in ("ivar", "ptr"):
             off = offset_sum([scaled(dz, "W * H") if dz else None,
                               scaled(dy, W), str(dx) if dx > 0 else
                               (f"-{-dx}" if dx < 0 else None)])
+            if self.index == "ptr":
+                return f"p[{off}]"
             return "in[i]" if off == "0" else f"in[{plus_text('i', off)}]"
         if self.dims == 2:
             row = "y" if dy == 0 else f"({plus('y', dy)})"
@@ -168,8 +196,13 @@ class Stencil:
     def kernel(self):
         n, T = self.name, self.ctype
         R = " __restrict__" if self.restrict else ""
-        params = [f"const {T} *{R} in".replace("* ", "*"),
-                  f"{T} *{R} out".replace("* ", "*"), "int W", "int H"]
+        if self.index == "md":
+            params = [f"const {T} (*{R} in)[{n}_W]".replace("* ", "*"),
+                      f"{T} (*{R} out)[{n}_W]".replace("* ", "*"), "int W",
+                      "int H"]
+        else:
+            params = [f"const {T} *{R} in".replace("* ", "*"),
+                      f"{T} *{R} out".replace("* ", "*"), "int W", "int H"]
         if self.dims == 3:
             params.append("int D")
         if self.source == "param":
@@ -181,13 +214,21 @@ class Stencil:
         lines = []
         if self.source == "constant":
             lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
+        for k, w in enumerate(self.weights):
+            lit = str(w) if T == "int" else c_float(w, T)
+            if self.source == "global":
+                lines.append(f"constexpr {T} {n}_c{k} = {lit};")
+            elif self.source == "cscalar":
+                lines.append(f"__constant__ {T} {n}_c{k};")
+        if self.index == "md":
+            lines.append(f"constexpr int {n}_W = {self.size[0]};")
         pragma = " ".join(["#pragma cuda_rewrite systolic"] + self.clauses)
         lines += [pragma,
                   f"__global__ void {n}_stencil({', '.join(params)}) {{",
-                  f"  int x = {coordinate('x')};",
-                  f"  int y = {coordinate('y')};"]
+                  f"  {self.coord} x = {coordinate('x')};",
+                  f"  {self.coord} y = {coordinate('y')};"]
         if self.dims == 3:
-            lines.append(f"  int z = {coordinate('z')};")
+            lines.append(f"  {self.coord} z = {coordinate('z')};")
         axes = ["x", "y", "z"][:self.dims]
         limits = ["W", "H", "D"]
         conds = []
@@ -216,12 +257,16 @@ class Stencil:
                 lines.append(f"{body_indent}const {T} c{k} = {lit};")
         if self.index == "ivar" and self.source != "filter":
             idx = ("y * W + x" if self.dims == 2 else "(z * H + y) * W + x")
-            lines.append(f"{body_indent}int i = {idx};")
+            lines.append(f"{body_indent}{self.coord} i = {idx};")
+        if self.index == "ptr":
+            idx = ("y * W + x" if self.dims == 2 else "(z * H + y) * W + x")
+            lines.append(f"{body_indent}const {T} *p = in + {idx};")
         if self.index == "rows" and self.source != "filter":
             for dy in sorted({t[1] for t in self.taps}):
                 lines.append(f"{body_indent}const {T} *row{self.row_name(dy)}"
                              f" = in + {'y' if dy == 0 else '(' + plus('y', dy) + ')'} * W;")
-        store = (f"out[y * W + x]" if self.dims == 2 else
+        store = ("out[y][x]" if self.index == "md" else
+                 "out[y * W + x]" if self.dims == 2 else
                  "out[(z * H + y) * W + x]")
         if self.source == "filter":
             bx, by, nx, ny = self.box
@@ -267,6 +312,13 @@ class Stencil:
         if self.source == "constant":
             lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_w, weights,"
                          " sizeof(weights)));")
+        if self.source == "cscalar":
+            for k in range(len(self.weights)):
+                lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_c{k}, "
+                             f"&weights[{k}], sizeof({T})));")
+        if self.index == "md":
+            args[0] = f"reinterpret_cast<const {T} (*)[{n}_W]>(in.data())"
+            args[1] = f"reinterpret_cast<{T} (*)[{n}_W]>(out.data())"
         if self.source == "filter":
             lines += [f"  difftest::Buffer<{T}> w({len(self.weights)});",
                       "  w.Host.assign(weights, weights + "
@@ -278,7 +330,8 @@ class Stencil:
                   f"  dim3 grid((W + {bx - 1}) / {bx}, (H + {by - 1}) / {by}"
                   + (f", (D + {bz - 1}) / {bz}" if self.dims == 3 else "")
                   + ");",
-                  f"  {n}_stencil<<<grid, block>>>({', '.join(args)});",
+                  f"  {n}_stencil<<<grid, block{self.launch_tail}>>>"
+                  f"({', '.join(args)});",
                   "  DIFFTEST_CUDA(cudaGetLastError());",
                   f"  const std::vector<{T}> &got = out.download();"]
         taps = ", ".join(f"{{{dx}, {dy}, {dz}}}" for dx, dy, dz in self.taps)
