@@ -120,7 +120,7 @@ SystolicShape chooseSystolicShape(const SystolicGeometry &G, const GpuSpec &Gpu,
     return exchangeShape(G, Gpu, RowsOverride, BlockOverride);
   SystolicShape S;
   S.WarpsPerBlock = warpsPerBlock(BlockOverride);
-  S.PlanesPerWarp = G.Planes > 1 ? DefaultPlanesPerWarp : 1;
+  S.PlanesPerWarp = G.Rank == 3 ? DefaultPlanesPerWarp : 1;
   unsigned Budget = registerBudget(Gpu);
   S.RegisterBudget = Budget;
   if (RowsOverride) {
@@ -312,7 +312,8 @@ chooseVectorShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                   std::optional<unsigned> RowsOverride,
                   std::optional<unsigned> BlockOverride,
                   std::optional<unsigned> ColumnsOverride) {
-  if (G.Planes != 1 || !G.ContiguousRows ||
+  // The vector forms are 2D only (a 3D stencil with taps in one plane too).
+  if (G.Rank != 2 || G.Planes != 1 || !G.ContiguousRows ||
       (ColumnsOverride && *ColumnsOverride == 1))
     return std::nullopt;
   bool NarrowFilter = G.Left <= 1 && G.Right <= 1 && G.Rows <= MaxAlignedRows;

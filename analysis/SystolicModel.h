@@ -32,7 +32,10 @@ struct SystolicGeometry {
   unsigned Columns = 1; ///< M: distinct x offsets, min to max.
   unsigned Rows = 1;    ///< N: distinct y offsets, min to max.
   unsigned Planes = 1;  ///< z offsets, min to max (1 in 2D).
-  unsigned Taps = 1;    ///< Points with a weight.
+  /// Coordinates the kernel has: 2, or 3 (a 3D stencil whose taps lie in
+  /// one plane has Planes == 1 but still runs plane by plane).
+  unsigned Rank = 2;
+  unsigned Taps = 1; ///< Points with a weight.
   /// The weights come from a filter array (shared or __constant__ memory):
   /// the unrolled code keeps them in registers across the P rows, unlike
   /// literals and parameters, which are instruction operands.

@@ -45,6 +45,7 @@ public:
     Plan.Geometry.Columns = Plan.columns();
     Plan.Geometry.Rows = Plan.rows();
     Plan.Geometry.Planes = Plan.planes();
+    Plan.Geometry.Rank = Plan.Rank;
     Plan.Geometry.Taps = unsigned(Plan.Taps.size());
     Plan.Geometry.ElementBytes = Plan.IsDouble ? 8 : 4;
     Plan.Geometry.WeightsInRegisters =

@@ -23,6 +23,7 @@ SystolicGeometry geometry(unsigned Columns, unsigned Rows, unsigned Planes = 1,
   G.Columns = Columns;
   G.Rows = Rows;
   G.Planes = Planes;
+  G.Rank = Planes > 1 ? 3 : 2;
   G.Taps = Columns * Rows * Planes;
   G.ElementBytes = ElementBytes;
   return G;
@@ -307,6 +308,25 @@ std::optional<SystolicShape> aligned(const SystolicGeometry &G,
                                      std::optional<unsigned> Vector = {},
                                      std::optional<unsigned> P = {}) {
   return chooseVectorShape(G, h100(), P, std::nullopt, Vector);
+}
+
+// A 3D kernel whose taps lie in one plane has one plane of taps, like a 2D
+// stencil, but its loads and stores index planes: the vector forms (2D
+// only) must not take it, and it streams planes as 3D kernels do
+// (test/regress/systolic/one-plane-3d.cu).
+TEST(SystolicModelTest, ThreeDimensionalWithOnePlaneIsNotVectorised) {
+  SystolicGeometry G = star(3, 3);
+  G.Rank = 3;
+  EXPECT_FALSE(aligned(G));
+  SystolicShape S =
+      chooseSystolicShape(G, h100(), std::nullopt, std::nullopt, std::nullopt);
+  EXPECT_GT(S.PlanesPerWarp, 1u);
+  G.Rank = 2;
+  EXPECT_TRUE(aligned(G));
+  EXPECT_EQ(
+      chooseSystolicShape(G, h100(), std::nullopt, std::nullopt, std::nullopt)
+          .PlanesPerWarp,
+      1u);
 }
 
 TEST(SystolicModelTest, AlignedFormForThreeRowStars) {
