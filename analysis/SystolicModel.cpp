@@ -83,7 +83,8 @@ static SystolicShape exchangeShape(const SystolicGeometry &G,
   S.RegisterBudget = registerBudget(Gpu);
   S.RowsPerThread = RowsOverride ? *RowsOverride : ExchangeRows;
   while (!RowsOverride && S.RowsPerThread > 1 &&
-         exchangeBytes(G, S.WarpsPerBlock, S.RowsPerThread) > 48 * 1024)
+         exchangeBytes(G, S.WarpsPerBlock, S.RowsPerThread) >
+             MaxStaticSharedBytes)
     S.RowsPerThread /= 2;
   S.PlanesPerWarp = S.WarpsPerBlock - (G.Planes - 1);
   // One plane of C rows and a partial sum per z offset.

@@ -117,6 +117,10 @@ constexpr unsigned ExchangeRows = 8;
 
 /// Shared memory of the exchange form: a partial sum per z offset, warp,
 /// row and lane.
+/// The most shared memory a kernel may declare statically (more needs a
+/// dynamic allocation and cudaFuncSetAttribute).
+constexpr unsigned MaxStaticSharedBytes = 48 * 1024;
+
 unsigned exchangeBytes(const SystolicGeometry &G, unsigned Warps,
                        unsigned RowsPerThread);
 

@@ -73,6 +73,25 @@ struct ParentBody : RecursiveASTVisitor<ParentBody> {
   bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return HasGoto = true; }
 };
 
+/// Whether a body names \p Kernel outside the launches being rewritten (a
+/// launch of itself that stays).
+struct NamesKernel : RecursiveASTVisitor<NamesKernel> {
+  const FunctionDecl *Kernel;
+  llvm::SmallPtrSet<const Stmt *, 8> Rewritten;
+  bool Found = false;
+  explicit NamesKernel(const FunctionDecl *Kernel) : Kernel(Kernel) {}
+  bool TraverseCUDAKernelCallExpr(CUDAKernelCallExpr *Call,
+                                  DataRecursionQueue *Queue = nullptr) {
+    return Rewritten.contains(Call) ||
+           RecursiveASTVisitor::TraverseCUDAKernelCallExpr(Call, Queue);
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (Ref->getDecl()->getCanonicalDecl() == Kernel->getCanonicalDecl())
+      Found = true;
+    return !Found;
+  }
+};
+
 class AggregateRewriter {
 public:
   AggregateRewriter(PassContext &Context, std::optional<Granularity> Override)
@@ -603,13 +622,26 @@ private:
       Context.Remark.applied(S.C->Loc, PassId::Aggregate, describe(S, A));
     }
 
+    // A launch of the parent that stays in its body (one refused, say on a
+    // named stream) names the new kernel, defined after the body: declare it
+    // first (difftest: test/regress/aggregate/refused-self-launch.cu).
+    NamesKernel Self(Parent);
+    for (const Site *S : ParentSites)
+      Self.Rewritten.insert(S->Call);
+    Self.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    std::string Declaration =
+        Self.Found ? "// cuda-rewrite (aggregate): '" + Name +
+                         "' is defined after its body, which launches it.\n" +
+                         Prefix + " " + Name + "(" + ParamText + ");\n"
+                   : "";
     SourceLocation NameLoc = Parent->getLocation();
     bool Ok =
         check(Context.Edits.replace(
                   CharSourceRange::getCharRange(Parent->getBeginLoc(), NameLoc),
-                  "// cuda-rewrite (aggregate): the body of '" + Name +
-                      "'; its launches are recorded,\n// and made together "
-                      "by '" +
+                  Declaration + "// cuda-rewrite (aggregate): the body of '" +
+                      Name +
+                      "'; its launches are recorded,\n// and made "
+                      "together by '" +
                       Name + "' below.\n" + kBodyPrefix),
               Parent->getLocation()) &&
         check(Context.Edits.replace(CharSourceRange::getTokenRange(NameLoc),

@@ -47,6 +47,8 @@ public:
       return refuse(C, Why);
     SystolicShape Shape =
         chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block, Z);
+    if (std::string Why = sharedMemoryProblem(Plan, Shape); !Why.empty())
+      return refuse(C, Why);
     std::optional<SystolicShape> Aligned =
         chooseVectorShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
     std::string Summary = describeOffsets(*Analysis.Shape);
@@ -173,6 +175,25 @@ private:
       return "block(" + std::to_string(*Block) +
              ") is not a multiple of 32 between 32 and 1024";
     return "";
+  }
+
+  /// The exchange form's partial sums must fit the shared memory a kernel
+  /// declares statically; the model keeps them there unless p(..) or
+  /// block(..) say otherwise (difftest found p(16) z(shared) asking for
+  /// 80 KiB: test/regress/systolic/exchange-too-large.cu).
+  static std::string sharedMemoryProblem(const SystolicPlan &Plan,
+                                         const SystolicShape &Shape) {
+    if (!Shape.ExchangePlanes)
+      return "";
+    unsigned Bytes =
+        exchangeBytes(Plan.Geometry, Shape.WarpsPerBlock, Shape.RowsPerThread);
+    if (Bytes <= MaxStaticSharedBytes)
+      return "";
+    return llvm::formatv(
+        "z(shared) with {0} rows per thread and {1} warps per block needs {2} "
+        "bytes of shared memory for its partial sums, more than the {3} a "
+        "kernel can declare; lower p(..) or block(..)",
+        Shape.RowsPerThread, Shape.WarpsPerBlock, Bytes, MaxStaticSharedBytes);
   }
 
   /// The z(stream|shared) clause: how a 3D stencil meets its z taps.
