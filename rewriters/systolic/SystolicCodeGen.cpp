@@ -706,19 +706,20 @@ private:
     return Ranges;
   }
 
-  /// 3D: for each plane range, the condition under which the original reads
-  /// row `row` of this lane's column in a plane of that range. Ranges with
-  /// the same condition share it (ConditionOfRange).
+  /// 3D: for each plane range, whether the original reads row tileY + c of
+  /// this lane's column in a plane of that range, as an array of flags
+  /// computed once per tile (\p readsRowK[c]); ranges with the same rows
+  /// share one (ConditionOfRange).
   ///
-  /// The loads test these conditions directly. An earlier form packed them
-  /// into one bit mask per range, computed once per tile; CUDA 13.0's ptxas
-  /// (V13.0.88, at -O2 and -O3, not -O1) dropped some of the loads that a
-  /// mask bit selected in the last plane of a window, so results were wrong
-  /// (test/regress/systolic/rowmask-3d.cu, found by test/fuzz/difftest).
-  void computeRowConditions() {
+  /// Flags, not bits: an earlier form packed them into one bit mask per
+  /// range, and CUDA 13.0's ptxas (V13.0.88, at -O2 and -O3, not -O1)
+  /// dropped some of the loads a mask bit selected in the last plane of a
+  /// window, so results were wrong (test/regress/systolic/rowmask-3d.cu,
+  /// found by test/fuzz/difftest).
+  std::string rowFlags() {
     RowConditions.clear();
     ConditionOfRange.clear();
-    std::string Row = local("row");
+    std::string C = local("c"), Row = local("row");
     for (const TapRun &Z : planeRanges()) {
       std::vector<std::string> Alts;
       for (size_t G = 0; G != Plan.Reads.size(); ++G) {
@@ -728,14 +729,33 @@ private:
                                  columnFlag(G), Row, begin(1), plus(R.Y.First),
                                  end(1), plus(R.Y.Last)));
       }
-      std::string E = llvm::join(Alts, " || ");
-      if (Alts.size() > 1)
-        E = "(" + E + ")";
+      std::string E = llvm::join(Alts, " ||\n          ");
       auto Same = llvm::find(RowConditions, E);
       ConditionOfRange.push_back(Same - RowConditions.begin());
       if (Same == RowConditions.end())
         RowConditions.push_back(E);
     }
+    std::vector<std::string> Decls;
+    for (size_t K = 0; K != RowConditions.size(); ++K)
+      Decls.push_back(rowFlag(K) + "[@S::Cached]");
+    std::string S = formatv(
+        "    // {0}[{1}], ...: whether the original reads row {2} + {1}{3} of "
+        "this\n"
+        "    // column in the planes of a range of z offsets.\n"
+        "    bool {4};\n"
+        "    #pragma unroll\n"
+        "    for (int {1} = 0; {1} < @S::Cached; ++{1}) {{\n"
+        "      const {5} {6} = {2} + {1}{3};\n",
+        rowFlag(0), C, local("tileY"), plus(Plan.Range[1].First),
+        llvm::join(Decls, ", "), index(), Row);
+    for (size_t K = 0; K != RowConditions.size(); ++K)
+      S += formatv("      {0}[{1}] = {2};\n", rowFlag(K), C, RowConditions[K]);
+    S += "    }\n";
+    return S;
+  }
+
+  std::string rowFlag(size_t K) {
+    return local("readsRow" + std::to_string(K));
   }
 
   /// 3D: the statements that load the rows of plane \p PlaneExpr the
@@ -751,7 +771,7 @@ private:
                                 Plane, begin(2), plus(Ranges[K].First), end(2),
                                 plus(Ranges[K].Last)));
       Reads.push_back(
-          formatv("({0} && {1})", Flag, RowConditions[ConditionOfRange[K]]));
+          formatv("({0} && {1}[{2}])", Flag, rowFlag(ConditionOfRange[K]), C));
     }
     std::array<std::string, 3> At = {local("col"), Row, Plane};
     return formatv("{0}const {1} {2} = {3};\n"
@@ -779,7 +799,7 @@ private:
     std::string W = local("window"), Z = local("z"), K = local("w");
     std::string Next = local("next"), TileZ = local("tileZ");
     std::string S = rowLoopHead();
-    computeRowConditions();
+    S += rowFlags();
     S += planeLoopHead();
     S += formatv(
         "      // {0}[{1}] holds plane z{2} + {1} for output plane z; {3} the\n"
@@ -856,7 +876,7 @@ private:
         "  __shared__ {2} {0}[@S::Window][@S::Warps][@S::Rows][32];\n",
         Exchange, plus(Plan.Range[2].First), type());
     S += rowLoopHead();
-    computeRowConditions();
+    S += rowFlags();
     S += planeLoopHead();
     S += formatv("      {0} {1}[@S::Cached];\n      {{\n", type(), Cache);
     S += loadPlane(
@@ -1436,7 +1456,7 @@ private:
   const ASTContext &Ctx;
   std::set<std::string> Taken;
   std::vector<size_t> FlagOfGroup; ///< The column flag each read group uses.
-  std::vector<std::string> RowConditions; ///< 3D: see computeRowConditions.
+  std::vector<std::string> RowConditions; ///< 3D: see rowFlags.
   std::vector<size_t> ConditionOfRange;   ///< 3D: per plane range.
   std::map<std::string, std::string> Locals;
 };

@@ -32,6 +32,14 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK-NEXT: };
 // CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX, int NY, int NZ, double a, double b, long long extentX, long long extentY, long long extentZ) {
 // CHECK:        const int zBegin = 1, zEnd = (int)::min(extentZ, (long long)(NZ - 1));
+// The rows each plane needs, once per tile: the centre planes read three
+// rows of the centre column and one of the side columns, the others one.
+// Flags, not bits of a mask (test/regress/systolic/rowmask-3d.cu).
+// CHECK:          bool readsRow0[Shape::Cached], readsRow1[Shape::Cached];
+// CHECK:            readsRow0[c] = (readsColumn0 && row >= yBegin && row < yEnd);
+// CHECK-NEXT:       readsRow1[c] = (readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) ||
+// CHECK-NEXT:           (readsColumn2 && row >= yBegin && row < yEnd) ||
+// CHECK-NEXT:           (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1);
 // Each block's warps take a chunk of Shape::Planes planes.
 // CHECK:          for (int tileZ = (int)blockIdx.z * Shape::Planes; tileZ < zEnd;
 // CHECK-NEXT:          tileZ += (int)gridDim.z * Shape::Planes) {
@@ -39,17 +47,14 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK:            double window[Shape::Window][Shape::Cached], next[Shape::Cached];
 // CHECK:            for (int w = 1; w < Shape::Window; ++w) {
 // CHECK-NEXT:         const int plane = tileZ + w - 1 - 1;
-// The rows each plane needs: the centre planes read three rows of the
-// centre column and one of the side columns, the others one. Tested
-// directly, not through a bit mask (test/regress/systolic/rowmask-3d.cu).
 // CHECK-NEXT:         // Which ranges of z offsets read this plane.
 // CHECK-NEXT:         const bool inPlanes0 = plane >= zBegin - 1 && plane < zEnd - 1,
 // CHECK-NEXT:             inPlanes1 = plane >= zBegin && plane < zEnd,
 // CHECK-NEXT:             inPlanes2 = plane >= zBegin + 1 && plane < zEnd + 1;
 // CHECK:                const bool reads =
-// CHECK-NEXT:               (inPlanes0 && (readsColumn0 && row >= yBegin && row < yEnd)) ||
-// CHECK-NEXT:               (inPlanes1 && ((readsColumn0 && row >= yBegin - 1 && row < yEnd - 1) || (readsColumn2 && row >= yBegin && row < yEnd) || (readsColumn0 && row >= yBegin + 1 && row < yEnd + 1))) ||
-// CHECK-NEXT:               (inPlanes2 && (readsColumn0 && row >= yBegin && row < yEnd));
+// CHECK-NEXT:               (inPlanes0 && readsRow0[c]) ||
+// CHECK-NEXT:               (inPlanes1 && readsRow1[c]) ||
+// CHECK-NEXT:               (inPlanes2 && readsRow0[c]);
 // CHECK-NEXT:           window[w][c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
 // The plane after the window is loaded before the loop, then a step ahead.
 // CHECK:              const int plane = tileZ + 1;

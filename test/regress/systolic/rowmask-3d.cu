@@ -5,8 +5,8 @@
 // ptxas (V13.0.88) at -O2/-O3 dropped the loads of plane z + 1, rows y + 1,
 // in the last plane (the program was right at ptxas -O1, -O0 or with a
 // printf in the loop, and compute-sanitizer found nothing). The generated
-// loads now test the row conditions directly. The program is not reduced
-// further: small changes to it hide the miscompile.
+// loads now test per-tile flags (a bool per row), not bits of a mask. The
+// program is not reduced further: small changes to it hide the miscompile.
 // On the GPU: test/fuzz/difftest/difftest.py regress (README there).
 //
 // RUN: %cuda-rewrite %s -o %t.cu -- -I %difftest
