@@ -420,7 +420,15 @@ private:
 
 bool runFusePass(PassContext &Context,
                  llvm::ArrayRef<const Candidate *> Blocks) {
-  return rewriteEach<FuseRewriter>(Context, Blocks);
+  // Under --auto, a block holding several chains is a candidate once per
+  // chain, but a plan covers the whole block: rewrite each block once
+  // (difftest: test/regress/fuse/auto-two-chains.cu).
+  std::vector<const Candidate *> Unique;
+  std::set<const Stmt *> Seen;
+  for (const Candidate *C : Blocks)
+    if (!C->Statement || Seen.insert(C->Statement).second)
+      Unique.push_back(C);
+  return rewriteEach<FuseRewriter>(Context, Unique);
 }
 
 } // namespace cuda_rewrite

@@ -98,18 +98,20 @@ def generated_files(args):
     rng = random.Random(f"{args.pass_name}-{args.seed}")
     programs = [module.generate(rng, f"p{i}") for i in range(args.programs)]
     return [(assemble(args.pass_name, args.seed, programs[i:i + args.per_file]),
-             programs[i:i + args.per_file])
+             programs[i:i + args.per_file], None)
             for i in range(0, len(programs), args.per_file)]
 
 
 def regression_files(args):
-    """test/regress/<pass>/*.cu as they are, one program each."""
+    """test/regress/<pass>/*.cu as they are, one program each, with the
+    tool flags of their `// difftest-flags:` line."""
     files = []
     for path in sorted(Path(args.regress).glob(f"{args.pass_name}/*.cu")):
         text = path.read_text()
         names = list(program_lines(text))
+        m = re.search(r"^// difftest-flags: (.*)$", text, re.M)
         files.append((text, [Program(n, "", {"file": path.name})
-                             for n in names]))
+                             for n in names], m.group(1).split() if m else []))
     return files
 
 
@@ -119,14 +121,15 @@ def prepare(args):
     out.mkdir(parents=True, exist_ok=True)
     args.tool = str(Path(args.tool).resolve())  # the tool runs in `out`
     files = regression_files(args) if args.regress else generated_files(args)
-    # A regression file is rewritten as its pragmas say.
-    variants = [Variant("as-is")] if args.regress else module.VARIANTS
     manifest = {"pass": args.pass_name, "seed": args.seed, "files": [],
                 "programs": {}}
 
     def one_file(index):
         stem = f"f{index}"
-        text, programs = files[index]
+        text, programs, flags = files[index]
+        # A regression file is rewritten as its pragmas and flags say.
+        variants = ([Variant("as-is", flags=flags)] if flags is not None
+                    else module.VARIANTS)
         (out / f"{stem}.cu").write_text(text)
         lines = program_lines(text)
         entry = {"stem": stem, "programs": [p.name for p in programs],
