@@ -74,7 +74,7 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
   }
   return runAggregatePass(Context, AggregateSites, Opts.AggregateGranularity) &&
          runPromotePass(Context, ChainKernels) &&
-         runSystolicPass(Context, StencilKernels) &&
+         runSystolicPass(Context, StencilKernels, FuseBlocks) &&
          runFusePass(Context, FuseBlocks) &&
          runPipelinePass(Context, PipelineEntries, PipelineStages);
 }

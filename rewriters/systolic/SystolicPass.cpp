@@ -21,12 +21,18 @@ namespace {
 
 class SystolicRewriter {
 public:
-  explicit SystolicRewriter(PassContext &Context)
+  SystolicRewriter(PassContext &Context,
+                   llvm::ArrayRef<const Candidate *> FuseBlocks)
       : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()),
-        Launches(findLaunchSites(Ctx)) {}
+        Launches(findLaunchSites(Ctx)) {
+    for (const Candidate *B : FuseBlocks)
+      if (B->Statement)
+        FuseRanges.push_back(B->Statement->getSourceRange());
+  }
 
   bool rewrite(const Candidate &C) {
     const FunctionDecl *Kernel = C.Function;
+    LeftToFuse = 0;
     StencilResult Analysis = analyzeStencil(*Kernel);
     if (!Analysis)
       return refuse(C, "no stencil shape: " + Analysis.Refusal);
@@ -64,14 +70,19 @@ public:
         return false;
     Context.Remark.applied(
         C.Loc, PassId::Systolic,
-        llvm::formatv("'{0}' runs as {1} ({2}; {3} launch{4} rewritten): {5}",
-                      Kernel->getNameAsString(),
-                      !Aligned             ? systolicKernelName(Plan)
-                      : Aligned->WideLanes ? systolicWideKernelName(Plan)
-                                           : systolicAlignedKernelName(Plan),
-                      Summary, Sites.size(), Sites.size() == 1 ? "" : "es",
-                      Aligned ? Aligned->Why + "; overlapped form: " + Shape.Why
-                              : Shape.Why));
+        llvm::formatv(
+            "'{0}' runs as {1} ({2}; {3} launch{4} rewritten{6}): "
+            "{5}",
+            Kernel->getNameAsString(),
+            !Aligned             ? systolicKernelName(Plan)
+            : Aligned->WideLanes ? systolicWideKernelName(Plan)
+                                 : systolicAlignedKernelName(Plan),
+            Summary, Sites.size(), Sites.size() == 1 ? "" : "es",
+            Aligned ? Aligned->Why + "; overlapped form: " + Shape.Why
+                    : Shape.Why,
+            LeftToFuse
+                ? llvm::formatv(", {0} left to the fuse pass", LeftToFuse).str()
+                : ""));
     return true;
   }
 
@@ -104,7 +115,7 @@ private:
 
   /// The host launches of \p Kernel, or why they cannot all be rewritten.
   std::string hostLaunches(const FunctionDecl *Kernel,
-                           std::vector<const LaunchSite *> &Sites) const {
+                           std::vector<const LaunchSite *> &Sites) {
     const FunctionDecl *Def = Kernel->getDefinition();
     for (const LaunchSite &S : Launches) {
       if (!S.Callee ||
@@ -118,16 +129,33 @@ private:
       if (S.InMacro || S.InTemplate)
         return std::string("a launch") + At + " is inside a " +
                (S.InMacro ? "macro" : "template");
+      // A launch in a block the fuse pass takes stays for it (it runs the
+      // original kernel if fusion is refused): rewriting it here too made
+      // the two passes' edits clash under --auto
+      // (test/regress/fuse/auto-stencil-stage.cu).
+      if (inFuseBlock(S.Call->getBeginLoc())) {
+        ++LeftToFuse;
+        continue;
+      }
       if (SM.isBeforeInTranslationUnit(S.Call->getBeginLoc(), Def->getEndLoc()))
         return "a launch" + At +
                " comes before the kernel's definition, "
                "where the generated launcher is not yet declared";
       Sites.push_back(&S);
     }
+    if (Sites.empty() && LeftToFuse)
+      return "its launches are in blocks the fuse pass rewrites";
     if (Sites.empty())
       return "no host launch of '" + Kernel->getNameAsString() +
              "' in this file to rewrite";
     return "";
+  }
+
+  bool inFuseBlock(SourceLocation Loc) const {
+    return llvm::any_of(FuseRanges, [&](SourceRange R) {
+      return SM.isPointWithin(SM.getExpansionLoc(Loc), R.getBegin(),
+                              R.getEnd());
+    });
   }
 
   /// The p(..), block(..) and vector(..) clauses, checked.
@@ -255,13 +283,20 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   std::vector<LaunchSite> Launches;
+  std::vector<SourceRange> FuseRanges; ///< Blocks the fuse pass takes.
+  unsigned LeftToFuse = 0;             ///< The current kernel's, left to fuse.
 };
 
 } // namespace
 
 bool runSystolicPass(PassContext &Context,
-                     llvm::ArrayRef<const Candidate *> Kernels) {
-  return rewriteEach<SystolicRewriter>(Context, Kernels);
+                     llvm::ArrayRef<const Candidate *> Kernels,
+                     llvm::ArrayRef<const Candidate *> FuseBlocks) {
+  SystolicRewriter R(Context, FuseBlocks);
+  for (const Candidate *C : Kernels)
+    if (!R.rewrite(*C))
+      return false;
+  return true;
 }
 
 } // namespace cuda_rewrite

@@ -18,10 +18,12 @@ namespace cuda_rewrite {
 
 struct PassContext;
 
-/// Rewrites \p Kernels (stencil candidates the pass manager let through).
-/// Returns false if an edit failed (an error was diagnosed).
+/// Rewrites \p Kernels (stencil candidates the pass manager let through),
+/// leaving their launches inside \p FuseBlocks to the fuse pass. Returns
+/// false if an edit failed (an error was diagnosed).
 bool runSystolicPass(PassContext &Context,
-                     llvm::ArrayRef<const Candidate *> Kernels);
+                     llvm::ArrayRef<const Candidate *> Kernels,
+                     llvm::ArrayRef<const Candidate *> FuseBlocks);
 
 } // namespace cuda_rewrite
 

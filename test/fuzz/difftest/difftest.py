@@ -182,6 +182,10 @@ def nvcc_command(nvcc, source, binary, include):
 
 def build(job):
     nvcc, source, binary, include = job
+    # A binary left by an earlier call on this machine is kept.
+    if (Path(binary).exists() and
+            Path(binary).stat().st_mtime > Path(source).stat().st_mtime):
+        return str(binary), 0, ""
     proc = subprocess.run(nvcc_command(nvcc, source, binary, include),
                           capture_output=True, text=True)
     return str(binary), proc.returncode, proc.stderr[-2000:]
@@ -212,11 +216,11 @@ def run_binary(binary, seed, env, names, timeout):
                                        m.group(4).strip())
         return "TIMEOUT" in text
 
-    timed_out = once([])
+    once([])
     for name in names:
         if name not in results:
             if once([f"--only={name}"]) and name not in results:
-                results[name] = ("TIMEOUT", "0", "")
+                results[name] = ("TIMEOUT", "0", f"over {timeout} s")
             results.setdefault(name, ("MISSING", "0", "no result line"))
     return results
 
@@ -241,32 +245,33 @@ def run_dir(d, args):
         builds = {b: (rc, err) for b, rc, err in pool.map(build, jobs)}
     print(f"{d.name}: built {len(jobs)} binaries in "
           f"{time.time() - start:.0f} s", flush=True)
-    results = {}
+    # Every (binary, environment) run, several at a time: the programs are
+    # small, and a hung one holds only its own slot until the time-out.
+    runs = []
     for f in manifest["files"]:
-        names = f["programs"]
-        orig = str(d / f"{f['stem']}.orig")
-        if builds[orig][0]:
-            for n in names:
-                results.setdefault(n, {})["original"] = [
-                    "BUILD", "0", builds[orig][1][-300:]]
-            continue
-        original = run_binary(orig, args.seed, {}, names, args.timeout)
-        for n in names:
-            results.setdefault(n, {})["original"] = list(original[n])
+        runs.append((f, "original", str(d / f"{f['stem']}.orig"), {}))
         for v, e in f["variants"].items():
-            binary = str(d / f"{f['stem']}.{v}.bin")
-            if tool_failed(e["rc"]):
-                continue
-            for run_name, env in e["runs"].items():
-                key = v + (f"/{run_name}" if run_name else "")
-                if builds[binary][0]:
-                    for n in names:
-                        results[n][key] = ["BUILD", "0",
-                                           builds[binary][1][-300:]]
-                    continue
-                got = run_binary(binary, args.seed, env, names, args.timeout)
-                for n in names:
-                    results[n][key] = list(got[n])
+            if not tool_failed(e["rc"]):
+                for run_name, env in e["runs"].items():
+                    runs.append((f, v + (f"/{run_name}" if run_name else ""),
+                                 str(d / f"{f['stem']}.{v}.bin"), env))
+
+    def one_run(job):
+        f, key, binary, env = job
+        if builds[binary][0]:
+            return f, key, {n: ("BUILD", "0", builds[binary][1][-300:])
+                            for n in f["programs"]}
+        return f, key, run_binary(binary, args.seed, env, f["programs"],
+                                  args.timeout)
+
+    results = {}
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(args.parallel_runs) as pool:
+        for f, key, got in pool.map(one_run, runs):
+            for n in f["programs"]:
+                results.setdefault(n, {})[key] = list(got[n])
+    print(f"{d.name}: {len(runs)} runs in {time.time() - start:.0f} s",
+          flush=True)
     (d / "results.json").write_text(json.dumps(
         {"seed": args.seed, "results": results}, indent=1))
     summary(d)
@@ -374,7 +379,10 @@ def main():
     r.add_argument("--jobs", type=int, default=os.cpu_count())
     r.add_argument("--nvcc", default=shutil.which("nvcc") or
                    "/usr/local/cuda/bin/nvcc")
-    r.add_argument("--timeout", type=int, default=120)
+    r.add_argument("--timeout", type=int, default=30,
+                   help="seconds per run of a binary")
+    r.add_argument("--parallel-runs", type=int, default=4,
+                   help="binaries running on the GPU at once")
     s = sub.add_parser("report")
     s.add_argument("dirs", nargs="+")
     s.add_argument("--failures")
