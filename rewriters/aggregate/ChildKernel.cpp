@@ -28,7 +28,8 @@ StringRef builtinName(const ValueDecl *D) {
 }
 
 bool isBarrier(const FunctionDecl *F) {
-  StringRef Name = F->getName();
+  // Operators and conversions have no identifier (getName() asserts).
+  StringRef Name = F->getIdentifier() ? F->getName() : "";
   return Name == "__syncthreads" || Name.starts_with("__syncthreads_") ||
          Name == "__barrier_sync";
 }

@@ -1,0 +1,3 @@
+// The fuzzer's stand-in: see cub/cub.cuh.
+#pragma clang system_header
+#include <cub/cub.cuh>
