@@ -1,6 +1,7 @@
 //===- AggregatePass.cpp - Kernel launch aggregation (KLAP) ---------------===//
 
 #include "rewriters/aggregate/AggregatePass.h"
+#include "analysis/DeviceCallGraph.h"
 #include "analysis/LaunchSites.h"
 #include "analysis/Uniformity.h"
 #include "rewriters/aggregate/AggregateCodeGen.h"
@@ -736,14 +737,17 @@ private:
     return true;
   }
 
-  /// Each host launch of a rewritten parent first resets the pool that
-  /// holds the launch tables.
+  /// Each host launch of a kernel that can run a rewritten parent (the
+  /// parent itself, or a kernel whose code launches it or calls a helper
+  /// that does) first prepares the pool that holds the launch tables.
   bool prepareHostLaunches() {
     if (!HostLaunches)
       HostLaunches = findLaunchSites(Ctx);
+    llvm::DenseSet<const FunctionDecl *> Reaching =
+        functionsReaching(Ctx, RewrittenParents);
     for (const LaunchSite &L : *HostLaunches) {
       if (L.FromDevice || !L.Callee ||
-          !RewrittenParents.count(L.Callee->getCanonicalDecl()))
+          !Reaching.count(L.Callee->getCanonicalDecl()))
         continue;
       const Expr *Stream = configArg(L.Call, 3);
       std::string Prepare =

@@ -163,6 +163,12 @@ __device__ __forceinline__ void failAggregation(cudaError_t error,
   __trap();
 }
 
+/// `p` rounded up to a multiple of `alignment` (a power of two).
+__device__ __forceinline__ char *alignUp(char *p, size_t alignment) {
+  const size_t misalign = reinterpret_cast<size_t>(p) & (alignment - 1);
+  return misalign ? p + (alignment - misalign) : p;
+}
+
 /// The part of the pool holding `count` launches' tables and arguments.
 template <typename Args> struct LaunchRecords {
   unsigned *firstBlock;
@@ -171,10 +177,11 @@ template <typename Args> struct LaunchRecords {
   unsigned *launchOfBlock;
   unsigned count;
 
-  /// For `count` launches of `blocks` blocks in all.
+  /// For `count` launches of `blocks` blocks in all, with room to align the
+  /// arguments and the block map after them.
   __device__ static size_t bytes(unsigned count, unsigned blocks) {
     return count * (sizeof(unsigned) + sizeof(LaunchConfig) + sizeof(Args)) +
-           blocks * sizeof(unsigned) + 2 * alignof(Args);
+           blocks * sizeof(unsigned) + alignof(Args) + alignof(unsigned);
   }
   /// Lays out the arrays in `memory` (from bytes(count, blocks)).
   __device__ static LaunchRecords at(void *memory, unsigned count) {
@@ -184,10 +191,11 @@ template <typename Args> struct LaunchRecords {
     p += count * sizeof(LaunchConfig);
     r.firstBlock = reinterpret_cast<unsigned *>(p);
     p += count * sizeof(unsigned);
-    const size_t misalign = reinterpret_cast<size_t>(p) % alignof(Args);
-    r.args = reinterpret_cast<Args *>(p + (misalign ? alignof(Args) - misalign
-                                                    : 0));
-    r.launchOfBlock = reinterpret_cast<unsigned *>(r.args + count);
+    r.args = reinterpret_cast<Args *>(alignUp(p, alignof(Args)));
+    // Arguments of odd sizes (an empty struct is one byte) would leave the
+    // map misaligned.
+    r.launchOfBlock = reinterpret_cast<unsigned *>(
+        alignUp(reinterpret_cast<char *>(r.args + count), alignof(unsigned)));
     r.count = count;
     return r;
   }
@@ -480,8 +488,19 @@ struct GridAggregation {
   LaunchChunk *chunks;
 };
 
-inline constexpr unsigned kGridSlots = 1024;
-CUDA_REWRITE_DEVICE_STATE GridAggregation gridAggregations[kGridSlots];
+/// Grids find their entries in a hash table of buckets: a key always lives
+/// in its home bucket, so all blocks of one grid look in the same place, and
+/// a bucket's lock (taken only to claim an entry) keeps two blocks of one grid
+/// from claiming two. Open addressing across buckets would not be safe here:
+/// an entry freed before a grid's later blocks arrive would let them claim a
+/// second entry for the grid, and neither would see every block finish. At
+/// most 128 kernels run at once on sm_90, so with 128 buckets of 16 a full
+/// bucket is out of reach in practice; it is reported, never silent.
+inline constexpr unsigned kGridBuckets = 128;
+inline constexpr unsigned kGridWays = 16;
+CUDA_REWRITE_DEVICE_STATE GridAggregation
+    gridAggregations[kGridBuckets][kGridWays];
+CUDA_REWRITE_DEVICE_STATE unsigned gridBucketLocks[kGridBuckets];
 
 /// Identifies one launch site of one grid: a parent with two sites
 /// aggregates each on its own. Never 0 (the free marker).
@@ -491,44 +510,97 @@ __device__ __forceinline__ unsigned long long gridKey(unsigned site) {
   return ((id + 1) << 8) | (site & 0xff);
 }
 
+/// splitmix64's finaliser: consecutive grid ids spread over the buckets.
+__device__ __forceinline__ unsigned gridBucket(unsigned long long key) {
+  key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ull;
+  key = (key ^ (key >> 27)) * 0x94D049BB133111EBull;
+  return unsigned((key ^ (key >> 31)) % kGridBuckets);
+}
+
+/// The entry of `key` in its bucket, or null.
+__device__ inline GridAggregation *findGridAggregation(GridAggregation *bucket,
+                                                       unsigned long long key) {
+  for (unsigned way = 0; way < kGridWays; ++way) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(
+        bucket[way].key);
+    if (slot.load(cuda::std::memory_order_acquire) == key)
+      return &bucket[way];
+  }
+  return nullptr;
+}
+
+/// Waits until the block that claimed `entry` has allocated its table.
+__device__ inline GridAggregation *awaitGridTable(GridAggregation *entry) {
+  cuda::atomic_ref<unsigned *, cuda::thread_scope_device> table(
+      entry->chunkFirstBlock);
+  // The claiming block of this grid is running, so this wait ends.
+  while (!table.load(cuda::std::memory_order_acquire))
+    __nanosleep(32);
+  return entry;
+}
+
+/// Under the bucket's lock: the entry of `key` if another block claimed it
+/// meanwhile, else a free entry claimed for it, else null (bucket full).
+__device__ inline GridAggregation *
+claimGridAggregation(GridAggregation *bucket, unsigned long long key,
+                     bool &claimed) {
+  claimed = false;
+  if (GridAggregation *entry = findGridAggregation(bucket, key))
+    return entry;
+  for (unsigned way = 0; way < kGridWays; ++way) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(
+        bucket[way].key);
+    // Frees happen without the lock, so claim with a compare-exchange.
+    unsigned long long seen = 0;
+    if (slot.compare_exchange_strong(seen, key,
+                                     cuda::std::memory_order_acq_rel)) {
+      claimed = true;
+      return &bucket[way];
+    }
+  }
+  return nullptr;
+}
+
 /// The calling grid's entry (called by one thread per block); the first
 /// block to arrive claims it and allocates the chunk table.
 __device__ inline GridAggregation *joinGridAggregation(unsigned site,
                                                        const char *file,
                                                        int line) {
   const unsigned long long key = gridKey(site);
-  for (unsigned probe = 0; probe < kGridSlots; ++probe) {
-    GridAggregation &entry =
-        gridAggregations[(key * 0x9E3779B97F4A7C15ull + probe) % kGridSlots];
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(
-        entry.key);
-    unsigned long long seen = 0;
-    if (slot.compare_exchange_strong(seen, key,
-                                     cuda::std::memory_order_acq_rel)) {
-      const unsigned capacity = volume(gridDim);
-      void *table =
-          poolAllocate(capacity * (sizeof(unsigned) + sizeof(LaunchChunk)));
-      if (!table)
-        failAggregation(cudaErrorMemoryAllocation, file, line);
-      entry.chunks = static_cast<LaunchChunk *>(table);
-      cuda::atomic_ref<unsigned *, cuda::thread_scope_device>(
-          entry.chunkFirstBlock)
-          .store(reinterpret_cast<unsigned *>(entry.chunks + capacity),
-                 cuda::std::memory_order_release);
-      return &entry;
-    }
-    if (seen == key) {
-      // Another block of this grid claimed it; it is running, so this wait
-      // ends.
-      cuda::atomic_ref<unsigned *, cuda::thread_scope_device> table(
-          entry.chunkFirstBlock);
-      while (!table.load(cuda::std::memory_order_acquire))
-        __nanosleep(32);
-      return &entry;
-    }
+  const unsigned home = gridBucket(key);
+  GridAggregation *bucket = gridAggregations[home];
+  if (GridAggregation *entry = findGridAggregation(bucket, key))
+    return awaitGridTable(entry);
+
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> lock(
+      gridBucketLocks[home]);
+  unsigned unlocked = 0;
+  while (!lock.compare_exchange_weak(unlocked, 1u,
+                                     cuda::std::memory_order_acquire)) {
+    unlocked = 0;
+    __nanosleep(64);
   }
-  failAggregation(cudaErrorLaunchOutOfResources, file, line);
-  return nullptr;
+  bool claimed;
+  GridAggregation *entry = claimGridAggregation(bucket, key, claimed);
+  lock.store(0u, cuda::std::memory_order_release);
+  if (!entry) {
+    failAggregation(cudaErrorLaunchOutOfResources, file, line);
+    return nullptr;
+  }
+  if (!claimed)
+    return awaitGridTable(entry);
+
+  const unsigned capacity = volume(gridDim);
+  void *table =
+      poolAllocate(capacity * (sizeof(unsigned) + sizeof(LaunchChunk)));
+  if (!table)
+    failAggregation(cudaErrorMemoryAllocation, file, line);
+  entry->chunks = static_cast<LaunchChunk *>(table);
+  cuda::atomic_ref<unsigned *, cuda::thread_scope_device>(
+      entry->chunkFirstBlock)
+      .store(reinterpret_cast<unsigned *>(entry->chunks + capacity),
+             cuda::std::memory_order_release);
+  return entry;
 }
 
 } // namespace detail

@@ -104,14 +104,15 @@ def generated_files(args):
 
 def regression_files(args):
     """test/regress/<pass>/*.cu as they are, one program each, with the
-    tool flags of their `// difftest-flags:` line."""
+    tool flags of their `// difftest-flags:` line, or under every variant of
+    the pass when they have none."""
     files = []
     for path in sorted(Path(args.regress).glob(f"{args.pass_name}/*.cu")):
         text = path.read_text()
         names = list(program_lines(text))
         m = re.search(r"^// difftest-flags: (.*)$", text, re.M)
         files.append((text, [Program(n, "", {"file": path.name})
-                             for n in names], m.group(1).split() if m else []))
+                             for n in names], m.group(1).split() if m else None))
     return files
 
 
