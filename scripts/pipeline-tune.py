@@ -14,8 +14,8 @@ or the pragma's config(<file>)):
    every split of the stages into groups of neighbours, a model per group
    (megakernel, or fine for groups of several stages) and every split of the
    SMs among the groups in steps of --sm-step SMs. As the paper prunes: each
-   group's kernels run as many blocks per SM as fit (fine groups share their
-   SMs so that they fit), the same on each of its SMs. More than --max
+   group's kernel runs as many blocks per SM as fit (a fine group's blocks
+   each serve one stage), the same on each of its SMs. More than --max
    candidates are thinned evenly.
 3. Measure: one run of the program with CUDA_REWRITE_PIPELINE_TUNE, which
    gives each launch the next candidate and stops any launch that runs past
@@ -97,21 +97,21 @@ def groupings(n):
 
 
 def fine_mappings(info, names, a, b):
-    """Block mappings of a fine group of stages a..b: the runtime's default
-    packing, and for each stage the mapping that gives it every block left
-    once the others have one (on each SM of the group, as the paper prunes:
-    the same mapping on every SM, no stage past what fits)."""
-    fits = [info["fits"].get((names[s], names[s]), 0) for s in range(a, b + 1)]
+    """Block mappings of a fine group of stages a..b, whose one kernel binds
+    each block to a stage: the runtime's default (the stages in turn), and
+    for each stage the mapping that gives it every block of an SM left once
+    the others have one (the same on each SM of the group, as the paper
+    prunes)."""
+    fits = info["fits"].get((names[a], names[b]), 0)
+    count = b - a + 1
     result = ["fine"]
-    if min(fits) < 1:
+    room = fits - (count - 1)
+    if room <= 1:
         return result
-    for favoured in range(len(fits)):
-        others = sum(1 / f for i, f in enumerate(fits) if i != favoured)
-        room = int((1 - others) * fits[favoured] + 1e-9)
-        if room > 1:
-            blocks = ",".join(str(room) if i == favoured else "1"
-                              for i in range(len(fits)))
-            result.append(f"fine blocks {blocks}")
+    for favoured in range(count):
+        blocks = ",".join(str(room) if i == favoured else "1"
+                          for i in range(count))
+        result.append(f"fine blocks {blocks}")
     return result
 
 

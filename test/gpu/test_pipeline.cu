@@ -238,6 +238,29 @@ int main() {
               unsetenv("CUDA_REWRITE_PIPELINE_ADAPT");
               return ok;
             });
+  suite.run("fine: blocks bound to stages by configured numbers per SM, "
+            "and with online adaptation (blocks retire and are relaunched "
+            "for the busiest stage): every item exactly once, 3 runs each",
+            [&] {
+              unsetenv("CUDA_REWRITE_PIPELINE_MODEL");
+              const char *file = "test_pipeline_fine.cfg";
+              std::ofstream(file) << "model hybrid\n"
+                                     "group split..again fine sms 0-131 "
+                                     "blocks 2,1,1\n";
+              setenv("CUDA_REWRITE_PIPELINE_CONFIG", file, 1);
+              bool ok = true;
+              for (int run = 0; run < 3 && ok; ++run)
+                ok = runAndCheck(suite.uniform(1000, 200000),
+                                 suite.uniform(1, 4096));
+              unsetenv("CUDA_REWRITE_PIPELINE_CONFIG");
+              setModel("fine");
+              setenv("CUDA_REWRITE_PIPELINE_ADAPT", "1", 1);
+              for (int run = 0; run < 3 && ok; ++run)
+                ok = runAndCheck(suite.uniform(1000, 200000),
+                                 suite.uniform(1, 4096));
+              unsetenv("CUDA_REWRITE_PIPELINE_ADAPT");
+              return ok;
+            });
   suite.run("coarse groups in green contexts (or bound by SM id where the "
             "driver has none): every item exactly once, 5 runs",
             [&] {

@@ -16,8 +16,9 @@
 //               block takes batches from the latest stage that has items.
 //   coarse      one persistent kernel per stage, each in its own stream and
 //               bound to its own SMs (an even split unless configured).
-//   fine        one persistent kernel per stage, sharing the SMs, with a
-//               quota of blocks per SM for each so that they fit together.
+//   fine        one persistent kernel on every SM whose blocks each serve
+//               one stage (VersaPipe's binding of blocks to stages), so
+//               the stages share every SM.
 //   hybrid      stage groups from a configuration file, each a megakernel,
 //               coarse or fine group on its own SMs.
 //   rtc         the original entry kernel, run to completion (the reference).
@@ -33,6 +34,15 @@
 // many blocks for the group with the most items waiting) and
 // CUDA_REWRITE_PIPELINE_GREEN=1 binds groups on disjoint SMs with green
 // contexts instead of the %smid filter (pipeline_green.cuh).
+// CUDA_REWRITE_PIPELINE_WATCHDOG_MS=<ms> reports a persistent run still
+// going after that long (its queues and where its blocks stayed) and stops
+// it with cudaErrorLaunchTimeout.
+//
+// No two persistent kernels share an SM. Blocks of different kernels that
+// the occupancy API says fit together do not always get resident together:
+// on an H100 the last of four per-stage kernels whose quotas summed to at
+// most one SM got no block at all, and the run never ended. The fine model
+// therefore binds the blocks of one kernel to stages instead.
 //
 // For the offline tuner (scripts/pipeline-tune.py):
 //   CUDA_REWRITE_PIPELINE_DESCRIBE=<file>  writes the stages and how many
@@ -373,6 +383,60 @@ private:
                    .count() > limit;
   }
 
+  /// CUDA_REWRITE_PIPELINE_WATCHDOG_MS: a persistent run still going after
+  /// this long is reported with the state of its queues and placement, then
+  /// stopped (cudaErrorLaunchTimeout). For finding out why a run hangs.
+  static double watchdogMs() {
+    const char *ms = detail::env("CUDA_REWRITE_PIPELINE_WATCHDOG_MS");
+    return ms ? std::strtod(ms, nullptr) : 0;
+  }
+
+  bool pastWatchdog() const {
+    double limit = watchdogMs();
+    return limit > 0 &&
+           std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - runStart)
+                   .count() > limit;
+  }
+
+  /// What the watchdog prints: per stage its queue's positions, then per
+  /// persistent kernel where its blocks were to stay and how many did.
+  void reportHang(const std::vector<WorkerLaunch> &launches,
+                  const std::vector<int> &fits) {
+    cudaStream_t side = streams[kMaxStages - 1];
+    std::vector<int> region((kMaxSms + 2) * launches.size());
+    cudaMemcpyAsync(lengths, control, sizeof(Control), cudaMemcpyDeviceToHost,
+                    side);
+    cudaMemcpyAsync(region.data(), counters, region.size() * sizeof(int),
+                    cudaMemcpyDeviceToHost, side);
+    cudaStreamSynchronize(side);
+    std::fprintf(stderr,
+                 "cuda-rewrite: error: pipeline '%s' (model %s) still "
+                 "running after %.0f ms; in flight %d, abort %d\n",
+                 desc.name, config.model.c_str(), watchdogMs(),
+                 lengths->inFlight, lengths->abort);
+    for (int s = 0; s < desc.stageCount; ++s) {
+      const QueueState &q = lengths->queues[s];
+      std::fprintf(stderr,
+                   "  stage %s: head %llu tail %llu used %llu capacity %llu\n",
+                   desc.stages[s].name, q.head, q.tail, q.used, q.capacity);
+    }
+    for (size_t k = 0; k < launches.size(); ++k) {
+      const int *r = region.data() + k * (kMaxSms + 2);
+      int smsUsed = 0;
+      for (int sm = 0; sm < kMaxSms; ++sm)
+        smsUsed += r[sm] > 0;
+      std::fprintf(stderr,
+                   "  kernel %s..%s: SMs %d-%d, %d per SM (%d fit), "
+                   "%d blocks decided, %d stayed, on %d SMs\n",
+                   desc.stages[launches[k].firstStage].name,
+                   desc.stages[launches[k].lastStage].name,
+                   launches[k].smFirst, launches[k].smLast,
+                   launches[k].blocksPerSm, fits[k], r[kMaxSms],
+                   r[kMaxSms + 1], smsUsed);
+    }
+  }
+
   /// Stops a run that is past its time: every block sees the abort flag.
   void stopRun() {
     int one = 1;
@@ -463,113 +527,90 @@ private:
         result.push_back(
             {s, s, smCount * s / n, smCount * (s + 1) / n - 1, 0});
     } else if (config.model == "fine") {
-      for (int s = 0; s < n; ++s)
-        result.push_back({s, s, 0, smCount - 1, -1});
+      result.push_back({0, n - 1, 0, smCount - 1, 0, /*fine=*/true, {}});
     } else {
       result = config.workers;
     }
     return result;
   }
 
-  /// Places the kernels marked blocksPerSm < 0 (the fine model) on SMs that
-  /// they share, with a quota of blocks per SM that lets them fit together.
-  /// Stages are packed first-fit, heaviest first (one block of a kernel
-  /// takes 1 / fits of an SM), into as few sets as fit, each set on an equal
-  /// share of the SMs [smFirst, smLast] they asked for; within a set, the
-  /// stages take one more block per SM in turn while they still fit.
-  static void shareSms(std::vector<WorkerLaunch> &launches,
-                       const std::vector<int> &fits) {
-    for (size_t first = 0; first < launches.size(); ++first) {
-      if (launches[first].blocksPerSm >= 0)
-        continue;
-      // The fine kernels on the same SMs as this one (a fine group).
-      std::vector<size_t> shared;
-      for (size_t k = first; k < launches.size(); ++k)
-        if (launches[k].blocksPerSm < 0 &&
-            launches[k].smFirst == launches[first].smFirst &&
-            launches[k].smLast == launches[first].smLast)
-          shared.push_back(k);
-      packOnSms(launches, fits, shared);
-    }
-  }
-
-  static void packOnSms(std::vector<WorkerLaunch> &launches,
-                        const std::vector<int> &fits,
-                        std::vector<size_t> shared) {
-    int smFirst = launches[shared[0]].smFirst;
-    int smCount = launches[shared[0]].smLast - smFirst + 1;
-    std::sort(shared.begin(), shared.end(),
-              [&](size_t a, size_t b) { return fits[a] < fits[b]; });
-    std::vector<std::vector<size_t>> sets;
-    std::vector<double> loads;
-    for (size_t k : shared) {
-      size_t set = 0;
-      while (set < sets.size() && loads[set] + 1.0 / fits[k] > 1.0 + 1e-9)
-        ++set;
-      if (set == sets.size()) {
-        sets.emplace_back();
-        loads.push_back(0);
-      }
-      sets[set].push_back(k);
-      loads[set] += 1.0 / fits[k];
-    }
-    int count = static_cast<int>(sets.size());
-    for (int set = 0; set < count; ++set) {
-      for (size_t k : sets[set]) {
-        launches[k].smFirst = smFirst + smCount * set / count;
-        launches[k].smLast = smFirst + smCount * (set + 1) / count - 1;
-        launches[k].blocksPerSm = 1;
-      }
-      for (bool grew = true; grew;) {
-        grew = false;
-        for (size_t k : sets[set])
-          if (loads[set] + 1.0 / fits[k] <= 1.0 + 1e-9) {
-            ++launches[k].blocksPerSm;
-            loads[set] += 1.0 / fits[k];
-            grew = true;
-          }
-      }
-    }
-  }
-
-  /// Kernels that share an SM must fit on it together, or one of them may
-  /// never get a block and the run never ends: the sum over kernels of
-  /// quota / blocks-that-fit stays at most 1 on every SM (each resource a
-  /// block uses is at most its SM's capacity / blocks-that-fit).
-  bool fitTogether(const std::vector<WorkerLaunch> &launches,
-                   const std::vector<int> &fits, int smCount) const {
-    for (int sm = 0; sm < smCount; ++sm) {
-      double load = 0;
-      for (size_t k = 0; k < launches.size(); ++k)
-        if (sm >= launches[k].smFirst && sm <= launches[k].smLast)
-          load += double(launches[k].blocksPerSm) / fits[k];
-      if (load > 1.0 + 1e-9) {
+  /// No two kernels share an SM (see the file comment), and a fine kernel
+  /// has a block for each of its stages.
+  bool placeable(const std::vector<WorkerLaunch> &launches) const {
+    for (size_t k = 0; k < launches.size(); ++k) {
+      const WorkerLaunch &w = launches[k];
+      int stages = w.lastStage - w.firstStage + 1;
+      if (w.fine && w.blocksPerSm * (w.smLast - w.smFirst + 1) < stages) {
         std::fprintf(stderr,
-                     "cuda-rewrite: error: pipeline '%s': the blocks placed "
-                     "on SM %d do not fit on it together (%s)\n",
-                     desc.name, sm, config.source.c_str());
+                     "cuda-rewrite: error: pipeline '%s': the fine group "
+                     "%s..%s has %d block(s) per SM on %d SM(s), fewer than "
+                     "its %d stages (%s)\n",
+                     desc.name, desc.stages[w.firstStage].name,
+                     desc.stages[w.lastStage].name, w.blocksPerSm,
+                     w.smLast - w.smFirst + 1, stages, config.source.c_str());
         return false;
       }
+      for (size_t j = 0; j < k; ++j)
+        if (launches[j].smFirst <= w.smLast &&
+            w.smFirst <= launches[j].smLast) {
+          std::fprintf(stderr,
+                       "cuda-rewrite: error: pipeline '%s': the groups of "
+                       "%s and %s share SMs; give each group its own SMs "
+                       "(%s)\n",
+                       desc.name, desc.stages[launches[j].firstStage].name,
+                       desc.stages[w.firstStage].name, config.source.c_str());
+          return false;
+        }
     }
     return true;
   }
 
-  /// Launches persistent kernel \p w as launch \p region on \p s, its blocks
-  /// counted in group \p group's live blocks.
+  /// The cycle of stages the blocks of fine kernel \p w serve in turn (see
+  /// Placement::roles): each stage as many times as its blocks per SM,
+  /// interleaved so that the first blocks to stay cover every stage.
+  static std::vector<int> roleCycle(const WorkerLaunch &w) {
+    std::vector<int> left;
+    for (int s = w.firstStage; s <= w.lastStage; ++s)
+      left.push_back(w.stageBlocks.empty()
+                         ? 1
+                         : w.stageBlocks[static_cast<size_t>(
+                               s - w.firstStage)]);
+    std::vector<int> cycle;
+    for (bool any = true; any && cycle.size() < size_t(kMaxRoleCycle);) {
+      any = false;
+      for (size_t i = 0; i < left.size(); ++i)
+        if (left[i] > 0 && cycle.size() < size_t(kMaxRoleCycle)) {
+          cycle.push_back(w.firstStage + static_cast<int>(i));
+          --left[i];
+          any = true;
+        }
+    }
+    return cycle;
+  }
+
+  /// Launches persistent kernel \p w as launch \p region on \p s.
   cudaError_t launchWorker(const Kernels &kernels, const void *args,
                            const WorkerLaunch &w, int grid, int region,
-                           int group, cudaStream_t s) {
+                           cudaStream_t s) {
     int *region0 = counters + region * (kMaxSms + 2);
-    int *live = counters + kMaxLaunches * (kMaxSms + 2) + group;
     Placement placement{w.smFirst,
                         w.smLast,
                         w.blocksPerSm,
                         region0,
                         region0 + kMaxSms,
                         region0 + kMaxSms + 1,
-                        live,
+                        counters + kMaxLaunches * (kMaxSms + 2),
                         config.adapt ? kAdaptIdlePolls : 0,
-                        retiredOnDevice};
+                        retiredOnDevice,
+                        0,
+                        w.firstStage,
+                        {}};
+    if (w.fine) {
+      std::vector<int> cycle = roleCycle(w);
+      placement.roleCount = static_cast<int>(cycle.size());
+      for (size_t i = 0; i < cycle.size(); ++i)
+        placement.roles[i] = static_cast<signed char>(cycle[i]);
+    }
     if (cudaError_t error = cudaMemsetAsync(region0, 0,
                                             (kMaxSms + 2) * sizeof(int), s))
       return error;
@@ -636,7 +677,6 @@ private:
       if (fits[k] < 1)
         return cudaErrorInvalidConfiguration;
     }
-    shareSms(launches, fits);
     for (size_t k = 0; k < launches.size(); ++k) {
       WorkerLaunch &w = launches[k];
       if (w.blocksPerSm == 0 || w.blocksPerSm > fits[k])
@@ -645,7 +685,7 @@ private:
       if (w.smFirst > w.smLast)
         return cudaErrorInvalidValue;
     }
-    if (!fitTogether(launches, fits, smCount))
+    if (!placeable(launches))
       return cudaErrorInvalidConfiguration;
     *retired = 0;
     if (cudaError_t error = cudaMemsetAsync(
@@ -676,11 +716,10 @@ private:
       }
       cudaStreamWaitEvent(s, seeded, 0);
       if (cudaError_t error =
-              launchWorker(kernels, args, w, grid, static_cast<int>(k),
-                           static_cast<int>(k), s))
+              launchWorker(kernels, args, w, grid, static_cast<int>(k), s))
         return error;
     }
-    if (config.adapt || limitMs() > 0)
+    if (config.adapt || limitMs() > 0 || watchdogMs() > 0)
       return watch(kernels, args, launches, fits);
     for (size_t k = 0; k < active.size(); ++k) {
       cudaEventRecord(done[k], active[k]);
@@ -691,34 +730,53 @@ private:
 
   /// Waits for the persistent kernels of \p launches on the host: stops a
   /// tuning run past its time, and (online adaptation) launches blocks for
-  /// the group with the most items waiting whenever blocks have retired.
+  /// the stage with the most items waiting whenever blocks have retired.
   cudaError_t watch(const Kernels &kernels, const void *args,
                     const std::vector<WorkerLaunch> &launches,
                     const std::vector<int> &fits) {
     int replaced = 0, region = static_cast<int>(launches.size());
+    bool hung = false;
     size_t next = launches.size();
     cudaStream_t side = streams[kMaxStages - 1];
     for (;;) {
       bool running = false;
       for (size_t k = 0; k < active.size() && !running; ++k)
         running = cudaStreamQuery(active[k]) == cudaErrorNotReady;
-      if (!running)
-        return cudaGetLastError();
+      if (!running) {
+        cudaError_t error = cudaGetLastError();
+        return error || !hung ? error : cudaErrorLaunchTimeout;
+      }
       if (!timedOut && pastLimit())
         stopRun();
+      if (!hung && pastWatchdog()) {
+        reportHang(launches, fits);
+        hung = true;
+        stopRun();
+      }
       int now = __atomic_load_n(retired, __ATOMIC_RELAXED);
       if (config.adapt && !timedOut && now > replaced &&
           region < kMaxLaunches) {
         cudaMemcpyAsync(lengths, control, sizeof(Control),
                         cudaMemcpyDeviceToHost, side);
         cudaStreamSynchronize(side);
+        // A group's kernel serves its stages together, or (fine) each
+        // block one of them: the busiest group, or fine stage, gets blocks.
         size_t busiest = 0;
+        int busiestStage = 0;
         Position most = 0;
         for (size_t k = 0; k < launches.size(); ++k) {
           Position waiting = 0;
-          for (int s = launches[k].firstStage; s <= launches[k].lastStage; ++s)
-            waiting += lengths->queues[s].tail - lengths->queues[s].head;
-          if (waiting > most) {
+          for (int s = launches[k].firstStage; s <= launches[k].lastStage;
+               ++s) {
+            Position stage = lengths->queues[s].tail - lengths->queues[s].head;
+            if (launches[k].fine && stage > most) {
+              most = stage;
+              busiest = k;
+              busiestStage = s;
+            }
+            waiting += stage;
+          }
+          if (!launches[k].fine && waiting > most) {
             most = waiting;
             busiest = k;
           }
@@ -728,10 +786,14 @@ private:
           anywhere.smFirst = 0;
           anywhere.smLast = kMaxSms - 1;
           anywhere.blocksPerSm = fits[busiest];
+          if (anywhere.fine) { // every new block serves the busiest stage
+            anywhere.stageBlocks.assign(
+                anywhere.lastStage - anywhere.firstStage + 1, 0);
+            anywhere.stageBlocks[busiestStage - anywhere.firstStage] = 1;
+          }
           cudaStream_t s = streams[std::min<size_t>(next++, kMaxStages - 2)];
-          if (cudaError_t error = launchWorker(
-                  kernels, args, anywhere, now - replaced, region++,
-                  static_cast<int>(busiest), s))
+          if (cudaError_t error = launchWorker(kernels, args, anywhere,
+                                               now - replaced, region++, s))
             return error;
           replaced = now;
         }

@@ -20,8 +20,9 @@
 //
 // `group` lines make a hybrid: each names a range of stages (by name), their
 // model (megakernel: one persistent kernel for the range; coarse: one per
-// stage, each on its own part of the SMs; fine: one per stage, sharing the
-// SMs) and the SMs they run on. A tuning file holds several configurations
+// stage, each on its own part of the SMs; fine: one kernel whose blocks each
+// serve one stage, sharing the SMs) and the SMs they run on; groups may not
+// share SMs. A tuning file holds several configurations
 // separated by lines `---`.
 //
 //===----------------------------------------------------------------------===//
@@ -43,7 +44,11 @@ namespace pipeline {
 struct WorkerLaunch {
   int firstStage, lastStage;
   int smFirst, smLast;
-  int blocksPerSm; ///< 0: as many as fit; -1: placed by the fine model.
+  int blocksPerSm; ///< 0: as many as fit.
+  /// Fine: each block serves one of the stages (Placement::roles), each
+  /// stage stageBlocks[stage - firstStage] blocks per SM (empty: in turn).
+  bool fine = false;
+  std::vector<int> stageBlocks;
 };
 
 /// A run's execution model.
@@ -124,9 +129,18 @@ inline bool parseGroup(std::istringstream &words,
   if (model == "megakernel") {
     result.workers.push_back({first, last, smFirst, smLast, quotaOf(0)});
   } else if (model == "fine") {
-    for (int s = first; s <= last; ++s)
-      result.workers.push_back(
-          {s, s, smFirst, smLast, quota.empty() ? -1 : quotaOf(s - first)});
+    std::vector<int> stageBlocks;
+    int total = 0;
+    for (int s = first; !quota.empty() && s <= last; ++s) {
+      stageBlocks.push_back(quotaOf(s - first));
+      total += stageBlocks.back();
+      if (stageBlocks.back() < 1) {
+        why = "a fine group needs at least one block per SM for each stage";
+        return false;
+      }
+    }
+    result.workers.push_back(
+        {first, last, smFirst, smLast, total, /*fine=*/true, stageBlocks});
   } else if (model == "coarse") {
     int count = last - first + 1, span = smLast - smFirst + 1;
     if (span < count) {

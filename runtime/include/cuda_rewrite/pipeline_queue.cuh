@@ -211,6 +211,9 @@ public:
 // Placement of persistent blocks (SM-centric filling and retreating)
 //===----------------------------------------------------------------------===//
 
+/// The longest cycle of roles (Placement::roles).
+inline constexpr int kMaxRoleCycle = 64;
+
 /// Where the blocks of one persistent kernel may stay: SMs [smFirst, smLast],
 /// at most blocksPerSm on each. The counters are zeroed before each launch.
 struct Placement {
@@ -220,13 +223,21 @@ struct Placement {
   int *perSm;   ///< kMaxSms counters: blocks that stayed on each SM.
   int *tickets; ///< Blocks that have decided.
   int *stayed;  ///< Blocks that stayed.
-  /// Online adaptation: blocks of the group (of every launch serving its
-  /// stages) that are running; a block that found no work in idlePolls
-  /// polls retires, unless it is the group's last, and counts itself in
-  /// `retired`, host memory the host watches (0: blocks never retire).
+  /// Online adaptation: per stage, the blocks that serve it (a block serving
+  /// several stages counts in its first) that are running; a block that
+  /// found no work in idlePolls polls retires, unless it is the last to
+  /// serve its stages, and counts itself in `retired`, host memory the host
+  /// watches (0: blocks never retire).
   int *live;
   int idlePolls;
   int *retired;
+  /// The fine model: the n-th block to stay serves only stage
+  /// roles[n % roleCount] (of the kernel's stages), so the stages share every
+  /// SM within one kernel; 0: a block serves all the kernel's stages, and
+  /// counts in live[firstStage].
+  int roleCount;
+  int firstStage;
+  signed char roles[kMaxRoleCycle];
 };
 
 __device__ inline unsigned smId() {
@@ -235,11 +246,26 @@ __device__ inline unsigned smId() {
   return id;
 }
 
+/// The stage the calling block serves (fine model), or -1: all of its
+/// kernel's stages. Set by stayOnThisSm.
+__device__ inline int &blockRole() {
+  __shared__ int role;
+  return role;
+}
+
+/// The live counter of the calling block's stages.
+__device__ inline int *liveCounter(const Placement &placement) {
+  int role = blockRole();
+  return placement.live + (role >= 0 ? role : placement.firstStage);
+}
+
 /// Whether the calling block stays: on one of its SMs and under the SM's
 /// quota. The kernel is launched with enough blocks to fill every SM, and
 /// the others exit at once. The last block to decide stays anyway if none
 /// did (its SMs may be full of other kernels), so every stage keeps at least
-/// one block and the run always ends. Every thread of the block calls it.
+/// one block and the run always ends. Fine: the block takes its role; the
+/// first roleCount blocks to stay cover every stage. Every thread of the
+/// block calls it.
 __device__ inline bool stayOnThisSm(const Placement &placement) {
   __shared__ int stays;
   if (threadIdx.x == 0) {
@@ -252,9 +278,12 @@ __device__ inline bool stayOnThisSm(const Placement &placement) {
         DeviceAtomic<int>(*placement.stayed)
                 .load(cuda::std::memory_order_relaxed) == 0)
       stay = true;
+    blockRole() = -1;
     if (stay) {
-      atomicAdd(placement.stayed, 1);
-      atomicAdd(placement.live, 1);
+      int place = atomicAdd(placement.stayed, 1);
+      if (placement.roleCount > 0)
+        blockRole() = placement.roles[place % placement.roleCount];
+      atomicAdd(liveCounter(placement), 1);
     }
     stays = stay;
   }
@@ -304,22 +333,24 @@ __device__ inline bool tryReserve(Control &control, int stage,
 
 namespace detail {
 
-/// Whether a block that found no work for a while leaves: only if its group
-/// keeps another block (so a later item of the group always finds one).
+/// Whether a block that found no work for a while leaves: only if another
+/// block serves its stages (so a later item always finds one).
 __device__ inline bool retire(const Placement &placement) {
-  if (atomicSub(placement.live, 1) > 1) {
+  int *live = liveCounter(placement);
+  if (atomicSub(live, 1) > 1) {
     cuda::atomic_ref<int, cuda::thread_scope_system>(*placement.retired)
         .fetch_add(1, cuda::std::memory_order_relaxed);
     return true;
   }
-  atomicAdd(placement.live, 1);
+  atomicAdd(live, 1);
   return false;
 }
 
 } // namespace detail
 
-/// The next batch of the calling block among stages [firstStage, lastStage],
-/// later stages first (draining downstream keeps the queues short). Waits,
+/// The next batch of the calling block among stages [firstStage, lastStage]
+/// (only its role, in the fine model), later stages first (draining
+/// downstream keeps the queues short). Waits,
 /// sleeping between polls, while the queues are empty but items are in
 /// flight; false once no item is left anywhere, the run was aborted, or the
 /// block retires (online adaptation, see Placement). Every thread of the
@@ -328,6 +359,8 @@ __device__ inline bool nextBatch(Control &control, const Placement &placement,
                                  int firstStage, int lastStage, Batch &batch) {
   __shared__ Batch next;
   if (threadIdx.x == 0) {
+    if (blockRole() >= 0)
+      firstStage = lastStage = blockRole();
     unsigned sleep = 32;
     int idle = 0;
     for (;;) {

@@ -130,7 +130,8 @@ def prepare(args):
         text, programs, flags = files[index]
         # A regression file is rewritten as its pragmas and flags say.
         variants = ([Variant("as-is", flags=flags)] if flags is not None
-                    else module.VARIANTS)
+                    else [v for v in module.VARIANTS
+                          if not args.variants or v.name in args.variants])
         (out / f"{stem}.cu").write_text(text)
         lines = program_lines(text)
         entry = {"stem": stem, "programs": [p.name for p in programs],
@@ -373,6 +374,9 @@ def main():
     p.add_argument("--regress", metavar="DIR",
                    help="instead of generating, take DIR/<pass>/*.cu "
                    "(test/regress) as they are")
+    p.add_argument("--variants", type=lambda text: text.split(","),
+                   help="only these variants of the pass (comma-separated "
+                   "names), e.g. to rerun the one a fix changed")
     p.add_argument("--out", required=True)
     r = sub.add_parser("run")
     r.add_argument("dirs", nargs="+")

@@ -102,8 +102,10 @@ class Chain:
             if self.refusal == "blockidx":
                 self.kind = rng.choice(["map", "range"])
                 self.pool = self.pool or 4
-            if self.refusal == "else":
+            if self.refusal == "else":  # one element per thread there
                 self.kind = rng.choice(["compact", "partition"])
+                self.items, self.chunk = 1, self.block
+                self.n = min(self.n, links * self.chunk)
             if self.refusal == "alias" and self.kind == "inplace":
                 self.kind = "map"
             if self.refusal == "dynamic-shared":
@@ -267,6 +269,12 @@ class Chain:
                          "    }"]
             body.append("  }")
         return params, body
+
+    def has_count(self):
+        """Whether the program has a count of kept elements to check: not
+        when the refusal replaced the chain by a tree walk."""
+        return (self.kind in ("compact", "partition") and
+                self.refusal != "two-launches")
 
     def launcher(self):
         """The thread that launches the next link."""
@@ -633,7 +641,7 @@ class Chain:
                   f"  rng.fill(in.Host, 0, {hi});", "  in.upload();"]
         if k != "inplace":
             lines.append("  out.poison();")
-        if k in ("compact", "partition"):
+        if self.has_count():
             lines += ["  difftest::Buffer<int> count(1);", "  count.poison();"]
         if self.hist:
             lines += [f"  difftest::Buffer<int> hist({n}_kHist);",
@@ -672,7 +680,7 @@ class Chain:
             init = "false" if k == "map" and self.refusal != "two-launches" \
                 else "true"
             lines.append(f"  std::vector<bool> written(n, {init});")
-        if k in ("compact", "partition"):
+        if self.has_count():
             lines.append("  std::vector<int> wantCount(1);")
         if self.hist:
             lines.append(f"  std::vector<int> wantHist({n}_kHist);")
@@ -693,7 +701,7 @@ class Chain:
         else:
             lines.append("  difftest::expectExact(check, \"out\", "
                          "out.download(), want, written);")
-        if k in ("compact", "partition"):
+        if self.has_count():
             lines.append("  difftest::expectExact(check, \"count\", "
                          "count.download(), wantCount);")
         if self.hist:
