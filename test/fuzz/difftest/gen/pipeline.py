@@ -369,6 +369,9 @@ class PipelineProgram:
                         f"  {callee}({wrap(self.item(depth, itn, key))});"]
             else:
                 body = [f"{callee}({wrap(self.item(depth, itn, key))});"]
+        if e.mode == "loop" and not host and e.fan <= 1 and not guards:
+            # Its own scope: a stage may hand on two items this way.
+            body = ["{"] + ["  " + b for b in body] + ["}"]
         if e.fan > 1:
             body = [f"for (unsigned k = 0; k < {e.fan}; ++k) {{"] + \
                 ["  " + b for b in body] + ["}"]
@@ -612,7 +615,8 @@ class PipelineProgram:
         if self.refusal == "helper":
             parts.append(f"/// Hands an item on from a helper, which the "
                          f"pass refuses.\n__device__ void {n}_handOn("
-                         f"{n}_Item it) {{ {self.sname(e.target)}(it); }}")
+                         f"{n}_Item it) {{ {self.sname(e.target)}("
+                         f"{self.arg(e.target, 'it')}); }}")
         for st in self.stages:
             parts.append(self.stage_text(st, host=False))
         parts.append(self.entry_text())
@@ -657,10 +661,12 @@ class PipelineProgram:
                       "sizeof accData));",
                       f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_deepest, "
                       "&deepestData, sizeof deepestData));"]
+        # 256 bytes a frame was too little for one original of 700 (seed
+        # 2, 7 frames: cudaErrorIllegalInstruction).
         lines += [f"  // The RTC original calls {self.frames} functions deep "
                   "at most.",
                   "  DIFFTEST_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, "
-                  f"1024 + {self.frames} * 256));"]
+                  f"1024 + {self.frames} * 512));"]
         if self.hybrid:
             lines += ["  // The rewritten launch's default run: a hybrid of "
                       "the models.",

@@ -106,7 +106,8 @@ class Chain:
                 self.kind = rng.choice(["compact", "partition"])
                 self.items, self.chunk = 1, self.block
                 self.n = min(self.n, links * self.chunk)
-            if self.refusal == "alias" and self.kind == "inplace":
+            if self.refusal in ("alias", "two-launches") and \
+                    self.kind == "inplace":
                 self.kind = "map"
             if self.refusal == "dynamic-shared":
                 self.kind, self.items = "map", 1
