@@ -375,13 +375,15 @@ private:
   /// The longest a tuning candidate may run: 3x the best so far.
   double limitMs() const { return candidates.empty() ? 0 : 3 * bestMs; }
 
-  bool pastLimit() const {
-    double limit = limitMs();
+  /// Whether the run has gone on for more than \p limit ms (0: no limit).
+  bool runLongerThan(double limit) const {
     return limit > 0 &&
            std::chrono::duration<double, std::milli>(
                std::chrono::steady_clock::now() - runStart)
                    .count() > limit;
   }
+
+  bool pastLimit() const { return runLongerThan(limitMs()); }
 
   /// CUDA_REWRITE_PIPELINE_WATCHDOG_MS: a persistent run still going after
   /// this long is reported with the state of its queues and placement, then
@@ -391,13 +393,7 @@ private:
     return ms ? std::strtod(ms, nullptr) : 0;
   }
 
-  bool pastWatchdog() const {
-    double limit = watchdogMs();
-    return limit > 0 &&
-           std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now() - runStart)
-                   .count() > limit;
-  }
+  bool pastWatchdog() const { return runLongerThan(watchdogMs()); }
 
   /// What the watchdog prints: per stage its queue's positions, then per
   /// persistent kernel where its blocks were to stay and how many did.
