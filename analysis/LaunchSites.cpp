@@ -1,6 +1,7 @@
 //===- LaunchSites.cpp - Kernel launches and where they sit ---------------===//
 
 #include "analysis/LaunchSites.h"
+#include "analysis/CudaBuiltins.h"
 #include "analysis/FunctionTrackingVisitor.h"
 
 #include "clang/AST/Attr.h"
@@ -113,6 +114,63 @@ unsigned countKernelLaunches(const Stmt *S) {
   LaunchCounter Counter;
   Counter.TraverseStmt(const_cast<Stmt *>(S));
   return Counter.Count;
+}
+
+namespace {
+
+/// Whether \p E, through `&&`, has a conjunct `threadIdx.x == <constant>`.
+bool testsOneThreadX(ASTContext &Ctx, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  if (!B)
+    return false;
+  if (B->getOpcode() == BO_LAnd)
+    return testsOneThreadX(Ctx, B->getLHS()) ||
+           testsOneThreadX(Ctx, B->getRHS());
+  if (B->getOpcode() != BO_EQ)
+    return false;
+  auto IsThreadX = [](const Expr *Side) {
+    auto Builtin = cudaBuiltin(Side);
+    return Builtin && Builtin->first == CudaBuiltinVar::ThreadIdx &&
+           Builtin->second == 0;
+  };
+  auto IsConstant = [&](const Expr *Side) {
+    return !Side->isValueDependent() && Side->isIntegerConstantExpr(Ctx);
+  };
+  return (IsThreadX(B->getLHS()) && IsConstant(B->getRHS())) ||
+         (IsConstant(B->getLHS()) && IsThreadX(B->getRHS()));
+}
+
+struct ReadsThreadYZ : RecursiveASTVisitor<ReadsThreadYZ> {
+  bool Found = false;
+  bool VisitExpr(Expr *E) {
+    auto Builtin = cudaBuiltin(E);
+    Found |= Builtin && Builtin->first == CudaBuiltinVar::ThreadIdx &&
+             Builtin->second > 0;
+    return !Found;
+  }
+};
+
+} // namespace
+
+bool launchedByOneThread(ASTContext &Ctx, const CUDAKernelCallExpr &Launch,
+                         const FunctionDecl &Function) {
+  ReadsThreadYZ YZ;
+  YZ.TraverseStmt(Function.getBody());
+  if (YZ.Found)
+    return false;
+  DynTypedNode Child = DynTypedNode::create(Launch);
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(Child);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>() ||
+        Parents[0].get<LambdaExpr>())
+      return false;
+    if (const auto *If = Parents[0].get<IfStmt>())
+      if (Child.get<Stmt>() == If->getThen() &&
+          testsOneThreadX(Ctx, If->getCond()))
+        return true;
+    Child = Parents[0];
+  }
 }
 
 bool containsKernelLaunch(const Stmt *S) { return countKernelLaunches(S) > 0; }

@@ -41,6 +41,15 @@ struct LaunchSite {
 /// are not visited: a launch in a template is reported once, at its pattern.
 std::vector<LaunchSite> findLaunchSites(clang::ASTContext &Ctx);
 
+/// Whether at most one thread of a one-dimensional block makes \p Launch:
+/// an enclosing `if` (the launch in its then-branch) tests `threadIdx.x ==
+/// <constant>` among the conjuncts of its condition, and \p Function never
+/// reads threadIdx.y or threadIdx.z (a two-dimensional block would have a
+/// thread per row pass the test).
+bool launchedByOneThread(clang::ASTContext &Ctx,
+                         const clang::CUDAKernelCallExpr &Launch,
+                         const clang::FunctionDecl &Function);
+
 /// Whether \p S contains a kernel launch, and how many.
 bool containsKernelLaunch(const clang::Stmt *S);
 unsigned countKernelLaunches(const clang::Stmt *S);

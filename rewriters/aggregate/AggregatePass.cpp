@@ -59,6 +59,10 @@ struct Site {
   /// In a loop: a thread may launch more than once, so block granularity
   /// keeps a list of pending launches per thread.
   bool InLoop = false;
+  /// The granularity was asked for (pragma or --aggregate-granularity).
+  bool Asked = false;
+  /// The parent's launch of itself.
+  bool Recursive = false;
 };
 
 /// Facts about a parent kernel's body that decide block granularity.
@@ -262,6 +266,7 @@ private:
                            "is one compile-time constant integer");
 
     Site S{&C, Call, Parent, Child, Granularity::Warp, {}, Info, ""};
+    S.Recursive = Recursive;
     std::optional<Granularity> Asked = Override;
     if (!Asked && C.Annotation)
       if (const PragmaClause *Clause = C.Annotation->clause("granularity"))
@@ -274,6 +279,7 @@ private:
     if (Asked && *Asked != Granularity::Warp && !S.WhyNotBlock.empty())
       return refuse(C,
                     granularityName(*Asked) + " granularity: " + S.WhyNotBlock);
+    S.Asked = Asked.has_value();
     if (Asked)
       S.G = *Asked;
     else if (!S.WhyNotBlock.empty())
@@ -344,7 +350,9 @@ private:
   /// those decisions decide which of its parameters are per launch.
   void settleNestedSites() {
     for (bool Changed = true; Changed;) {
-      Changed = false;
+      Changed = demoteParentsWithOtherLaunches();
+      if (Changed)
+        continue;
       llvm::DenseSet<const FunctionDecl *> Parents = blockParents();
       for (size_t I = 0; I < Sites.size(); ++I)
         if (Sites[I].Info.LaunchesKernels &&
@@ -380,6 +388,67 @@ private:
         S.Scalar = std::move(Scalar);
       }
     }
+  }
+
+  /// A launch in \p Parent that stays a launch (refused, unannotated, or
+  /// aggregated per warp, which launches from the threads too) and that
+  /// more than one thread of a block may make, or null.
+  const CUDAKernelCallExpr *launchLeftInBody(const FunctionDecl *Parent) const {
+    llvm::SmallPtrSet<const CUDAKernelCallExpr *, 8> Gathered;
+    for (const Site &S : Sites)
+      if (S.Parent == Parent && S.G != Granularity::Warp)
+        Gathered.insert(S.Call);
+    struct Launches : RecursiveASTVisitor<Launches> {
+      std::vector<const CUDAKernelCallExpr *> All;
+      bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
+        All.push_back(Call);
+        return true;
+      }
+    } Body;
+    Body.TraverseStmt(Parent->getBody());
+    for (const CUDAKernelCallExpr *Call : Body.All)
+      if (!Gathered.contains(Call) && !launchedByOneThread(Ctx, *Call, *Parent))
+        return Call;
+    return nullptr;
+  }
+
+  /// Block and kernel granularity make the parent's threads wait at a
+  /// block-wide barrier before the aggregated launch. With launches left in
+  /// the body that many threads make, that wait hung on an H100 (difftest
+  /// aggregate seed 2: threads stayed inside their own device-side launches,
+  /// test/regress/aggregate/threads-launch-too.cu); the same launches with no
+  /// barrier after them, or made by one thread, did not. Such parents take
+  /// warp granularity. True if a site changed.
+  bool demoteParentsWithOtherLaunches() {
+    for (size_t I = 0; I < Sites.size(); ++I) {
+      Site &S = Sites[I];
+      if (S.G == Granularity::Warp)
+        continue;
+      const CUDAKernelCallExpr *Left = launchLeftInBody(S.Parent);
+      if (!Left)
+        continue;
+      std::string Why =
+          "'" + S.Parent->getNameAsString() +
+          "' also launches kernels that stay launches, from more than one "
+          "thread (line " +
+          std::to_string(SM.getExpansionLineNumber(Left->getBeginLoc())) +
+          "): its threads would wait at a block-wide barrier with those "
+          "launches in flight, which hung";
+      if (S.Asked || S.Recursive) {
+        refuse(*S.C, S.Recursive
+                         ? "the kernel launches itself, and its launches are "
+                           "aggregated only at block or kernel granularity; "
+                           "not here: " +
+                               Why
+                         : granularityName(S.G).str() + " granularity: " + Why);
+        Sites.erase(Sites.begin() + I);
+      } else {
+        S.G = Granularity::Warp;
+        S.WhyNotBlock = Why;
+      }
+      return true;
+    }
+    return false;
   }
 
   //===--------------------------------------------------------------------===//

@@ -72,3 +72,40 @@ TEST(LaunchSites, CountsLaunchesInAStatement) {
   const clang::FunctionDecl *Child = findFunction(*AST, "child");
   EXPECT_FALSE(containsKernelLaunch(Child->getBody()));
 }
+
+TEST(LaunchSites, LaunchedByOneThread) {
+  auto AST = parseCuda(R"cu(
+__global__ void child(int *p) { p[threadIdx.x] = 1; }
+__global__ void one(int *p, bool go) {
+  if (go && threadIdx.x == 0)
+    child<<<1, 32>>>(p);
+  if (threadIdx.x == 0) {
+    if (go)
+      child<<<1, 32>>>(p);
+  } else {
+    child<<<1, 32>>>(p);
+  }
+  if (threadIdx.x < 4)
+    child<<<1, 32>>>(p);
+  if (go || threadIdx.x == 0)
+    child<<<1, 32>>>(p);
+}
+__global__ void rows(int *p) {
+  if (threadIdx.x == 0)
+    child<<<1, 32>>>(p + threadIdx.y);
+}
+)cu");
+  ASSERT_TRUE(AST);
+  std::vector<LaunchSite> Sites = findLaunchSites(AST->getASTContext());
+  ASSERT_EQ(Sites.size(), 6u);
+  auto OneThread = [&](size_t I) {
+    return launchedByOneThread(AST->getASTContext(), *Sites[I].Call,
+                               *Sites[I].Enclosing);
+  };
+  EXPECT_TRUE(OneThread(0));  // a conjunct of the condition
+  EXPECT_TRUE(OneThread(1));  // an outer if's then-branch
+  EXPECT_FALSE(OneThread(2)); // its else-branch: every other thread
+  EXPECT_FALSE(OneThread(3)); // four threads
+  EXPECT_FALSE(OneThread(4)); // a disjunct proves nothing
+  EXPECT_FALSE(OneThread(5)); // a 2-D block: one thread per row
+}

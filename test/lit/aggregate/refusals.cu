@@ -36,12 +36,16 @@ __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
   nested<<<1, 32>>>(p, 3);
   // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate]
   leaf<<<1, 32, 0, stream>>>(p);
+  // The refused launches above stay, made by every thread: waiting at a
+  // block-wide barrier with them in flight hung, so this one is aggregated
+  // per warp.
   for (int k = 0; k < sizes[i]; ++k)
-    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at kernel granularity into 'leaf_aggregated'; scalar arguments: none; per-launch arguments: p
+    // LOOP: refusals.cu:[[@LINE+1]]:5: remark: rewritten: aggregated at warp granularity into 'leaf_aggregated' (not kernel or block granularity: 'parent' also launches kernels that stay launches, from more than one thread (line 30): {{.*}}); scalar arguments: none; per-launch arguments: p
     leaf<<<1, 32>>>(p + k);
 }
 // OUT: usesHelper<<<1, 32>>>(p);
 // OUT: withBarrier<<<1, sizes[i]>>>(p);
+// OUT: leaf_launch_warp(1, 32, 0, leaf_args{p + k}, __LINE__);
 // OUT: cr_pending_0.request(1, 32, 0, leaf_args{p + k}, __FILE__, __LINE__);
 
 

@@ -9,9 +9,17 @@
 // the key's home bucket, claimed under the bucket's lock.
 // difftest-flags: --aggregate-granularity=kernel
 //
+// The self-launch that stays is made by one thread (`threadIdx.x == 0`), so
+// kernel granularity is kept (see threads-launch-too.cu); the new kernel is
+// declared before the body, which still launches it (refused-self-launch.cu).
+//
 // RUN: %cuda-rewrite --aggregate-granularity=kernel --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s --check-prefix=OUT
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
 // CHECK: remark: rewritten: aggregated at kernel granularity into 'p273_leaf_aggregated'
+// OUT: is defined after its body, which launches it.
+// OUT-NEXT: __global__ void p273_tree(int *__restrict__ out, const int *__restrict__ in,
+// OUT: __device__ __forceinline__ void p273_tree_body(
 #include "difftest.cuh"
 
 // ==== difftest program p273 ====

@@ -1,19 +1,22 @@
 // Found by test/fuzz/difftest (aggregate, seed 1, program p19): a recursive
 // kernel whose self-launch (block size blockDim.x) is refused while its
-// launch of a leaf kernel is aggregated at block or kernel granularity. The
-// kernel became `p19_tree_body` plus a new `p19_tree` defined after it, but
+// launch of a leaf kernel is aggregated. At block or kernel granularity the
+// kernel became a body function plus a new `p19_tree` defined after it, but
 // the body still launches `p19_tree`, so the rewritten file did not compile
-// ("identifier p19_tree is undefined"). The new kernel is now declared before
-// the body when the body still names it.
+// ("identifier p19_tree is undefined"); the new kernel is now declared before
+// the body when the body still names it (kernel-recursion-leaf.cu checks
+// that). Since aggregate seed 2 (threads-launch-too.cu), a parent whose
+// launches that stay are made by more than one thread (here up to four
+// self-launches) is not aggregated at block or kernel granularity: the leaf
+// launch is aggregated per warp.
 //
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
 // REMARK: remark: not rewritten: {{.*}}[aggregate]
-// REMARK: remark: rewritten: aggregated at {{block|kernel}} granularity into 'p19_leaf_aggregated'
-// CHECK: is defined after its body, which launches it.
-// CHECK-NEXT: __global__ void p19_tree(int *__restrict__ out, int *__restrict__ acc,
-// CHECK: __device__ __forceinline__ void p19_tree_body(
+// REMARK: remark: rewritten: aggregated at warp granularity into 'p19_leaf_aggregated' (not kernel or block granularity: 'p19_tree' also launches kernels that stay launches, from more than one thread (line {{[0-9]+}})
+// CHECK-NOT: _body(
+// CHECK: p19_leaf_launch_warp(1, p19_kLeaf, 0
 #include "difftest.cuh"
 
 // ==== difftest program p19 ====
