@@ -22,7 +22,4 @@ add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
                     -g -UNDEBUG)
 # Coverage of our code only: see the list.
 add_compile_options(-fsanitize-coverage-ignorelist=${CMAKE_CURRENT_SOURCE_DIR}/test/fuzz/coverage-ignorelist.txt)
-# std::stable_sort's get_temporary_buffer, deprecated in libstdc++ 12 for
-# C++17, warns under clang in every file that sorts.
-add_compile_options(-Wno-deprecated-declarations)
 add_link_options(-fsanitize=address,undefined)
