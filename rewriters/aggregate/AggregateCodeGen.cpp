@@ -240,8 +240,11 @@ static std::string launchAndCheck(const AggregatedChild &A) {
   for (const std::string &Name : names(A.scalarParams()))
     Args.push_back(Name);
   // Children without barriers or shared memory may get several one-warp
-  // blocks per aggregated block (LaunchTable::packing).
-  bool Packable = !A.Info.HasBarriers && !A.Info.UsesSharedMemory;
+  // blocks per aggregated block (LaunchTable::packing), unless a function
+  // they call reads the real threadIdx or blockDim: in a packed block those
+  // are the aggregated block's, not the original one's.
+  bool Packable = !A.Info.HasBarriers && !A.Info.UsesSharedMemory &&
+                  A.Info.HelperReadsBlockShape.empty();
   return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n"
          "    dim3 cr_aggregated_grid, cr_aggregated_block;\n"
          "    cr_launch.configure(/*packable=*/" +
