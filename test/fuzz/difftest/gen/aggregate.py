@@ -541,9 +541,11 @@ class Mix(Child):
                 f"__host__ __device__ inline int {self.name}_hash(int a, "
                 f"int b) {{\n  return (a * 31 + b * 7) % 1009;\n}}\n\n")
         if self.lane:
-            text += (f"/// The calling thread's lane.\n"
+            # The index itself, not its lane: packing one-warp blocks into
+            # one aggregated block changes threadIdx.x but keeps the lane.
+            text += (f"/// The calling thread's index in its block.\n"
                      f"__device__ int {self.name}_lane() {{ return "
-                     f"threadIdx.x % 32; }}\n\n")
+                     f"threadIdx.x; }}\n\n")
         return text
 
     def definition(self):
@@ -557,7 +559,7 @@ class Mix(Child):
             f"value + j){lane};", "}"])
 
     def reference(self):
-        lane = " + int(tx % 32)" if self.lane else ""
+        lane = " + int(tx)" if self.lane else ""
         return "\n".join([
             self.ref_header(),
             "  for (unsigned bx = 0; bx < grid.x; ++bx)",
