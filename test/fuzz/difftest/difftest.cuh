@@ -45,6 +45,28 @@
 
 namespace difftest {
 
+/// A launch-aggregation program's expected outputs, computed on the host by
+/// running its kernels' bodies in order: plain stores to `out` (a second
+/// store to one element is a race in the program itself), wrapping atomic
+/// additions to `acc`, and `pout` for values a parent writes.
+struct Want {
+  const int *in;
+  std::vector<int> out, acc, pout;
+  std::vector<bool> written;
+  long long clashes = 0; ///< Elements written twice: a race.
+  Want(const std::vector<int> &input, size_t outs, size_t accs, size_t pouts)
+      : in(input.data()), out(outs), acc(accs), pout(pouts), written(outs) {}
+  void store(long long at, int v) {
+    clashes += written[at];
+    out[at] = v;
+    written[at] = true;
+  }
+  /// atomicAdd's wrapping addition.
+  void add(long long at, int v) {
+    acc[at] = int(unsigned(acc[at]) + unsigned(v));
+  }
+};
+
 //===-- Errors ------------------------------------------------------------===//
 
 inline const char *&currentProgram() {
@@ -249,6 +271,16 @@ void expectExact(Check &C, const char *Array, const std::vector<T> &Got,
                      std::to_string(static_cast<long long>(Want[I])));
     }
   }
+}
+
+/// A launch-aggregation program's `out` against its host Want; an element
+/// the reference itself stored twice (a race in the program) fails it too.
+inline void expectWant(Check &C, const Want &W, const std::vector<int> &Out) {
+  if (W.clashes) {
+    ++C.Mismatches;
+    C.mismatch("reference", 0, "an element is written twice");
+  }
+  expectExact(C, "out", Out, W.out, W.written);
 }
 
 /// Floating-point outputs: every written point within its error bound of
