@@ -45,6 +45,17 @@
 
 namespace difftest {
 
+/// A 32-bit integer hash (a murmur-style finaliser) on host and device:
+/// the pipeline programs' items derive their keys with it.
+__host__ __device__ inline unsigned mix(unsigned X) {
+  X ^= X >> 16;
+  X *= 0x7feb352du;
+  X ^= X >> 15;
+  X *= 0x846ca68bu;
+  X ^= X >> 16;
+  return X;
+}
+
 /// A launch-aggregation program's expected outputs, computed on the host by
 /// running its kernels' bodies in order: plain stores to `out` (a second
 /// store to one element is a race in the program itself), wrapping atomic

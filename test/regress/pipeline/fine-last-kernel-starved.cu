@@ -21,14 +21,7 @@ struct p77_Item {
   unsigned key;
 };
 
-__host__ __device__ inline unsigned p77_mix(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
+__host__ __device__ inline unsigned p77_mix(unsigned x) { return difftest::mix(x); }
 
 // Accumulators: sums per stage, histograms, visits per entry item
 // and stage, stage 0's slot per entry item.

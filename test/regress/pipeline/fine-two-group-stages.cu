@@ -17,14 +17,7 @@ struct p139_Item {
   int *deepest;
 };
 
-__host__ __device__ inline unsigned p139_mix(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
+__host__ __device__ inline unsigned p139_mix(unsigned x) { return difftest::mix(x); }
 
 // Accumulators: sums per stage, histograms, visits per entry item
 // and stage, stage 0's slot per entry item.

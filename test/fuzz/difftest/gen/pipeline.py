@@ -569,9 +569,7 @@ class PipelineProgram:
             fields += ["  unsigned *acc;", "  int *deepest;"]
         parts.append(f"struct {n}_Item {{\n" + "\n".join(fields) + "\n};")
         parts.append(f"__host__ __device__ inline unsigned {n}_mix("
-                     "unsigned x) {\n  x ^= x >> 16;\n  x *= 0x7feb352du;\n"
-                     "  x ^= x >> 15;\n  x *= 0x846ca68bu;\n  x ^= x >> 16;\n"
-                     "  return x;\n}")
+                     "unsigned x) { return difftest::mix(x); }")
         parts.append("// Accumulators: sums per stage, histograms, visits per "
                      "entry item\n// and stage, stage 0's slot per entry "
                      "item.\n"
