@@ -220,6 +220,23 @@ bool writeSpecialOutput(StringRef Path, StringRef Contents,
   return Path == "-" || Path == "/dev/null";
 }
 
+/// Refuses a set of outputs where one lies below another's path: the first
+/// would be written as a directory and the second as a file, so the second
+/// rename would fail after the first was made. \p Keys are samePathKey()s.
+Error checkNoOutputBelowAnother(
+    const std::map<std::string, const FileWrite *> &Keys) {
+  for (const auto &[Key, W] : Keys) {
+    // The paths below Key, if any, sort first among those from Key + "/".
+    std::string Prefix = Key + sys::path::get_separator().str();
+    auto Below = Keys.lower_bound(Prefix);
+    if (Below != Keys.end() && StringRef(Below->first).starts_with(Prefix))
+      return cannotWrite(Below->second->Path,
+                         "'" + W->Path +
+                             "', a directory on its path, is another output");
+  }
+  return Error::success();
+}
+
 } // namespace
 
 Error writeFilesAtomically(ArrayRef<FileWrite> Writes, bool FollowSymlinks) {
@@ -240,6 +257,8 @@ Error writeFilesAtomically(ArrayRef<FileWrite> Writes, bool FollowSymlinks) {
                                "two outputs would write '%s'", W.Path.c_str());
     Targets.push_back(std::move(*Target));
   }
+  if (Error E = checkNoOutputBelowAnother(Seen))
+    return E;
   PendingFiles Pending;
   for (size_t I = 0; I < Writes.size(); ++I)
     if (Error E = Pending.add(Targets[I], Writes[I]))

@@ -47,7 +47,8 @@ struct FileWrite {
 /// symbolic link, refused unless \p FollowSymlinks, in which case the file
 /// it points to is replaced and the link kept; a directory or other
 /// non-regular file; an ancestor that is no directory; an unwritable
-/// directory); then each file is written to a temporary file in its target's
+/// directory; two outputs naming one file, or one on the path of another);
+/// then each file is written to a temporary file in its target's
 /// directory; only once all were written are they renamed into place. A
 /// failure leaves every target untouched and no temporary file behind.
 llvm::Error writeFilesAtomically(llvm::ArrayRef<FileWrite> Writes,

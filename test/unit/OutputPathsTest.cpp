@@ -189,4 +189,33 @@ TEST_F(OutputFiles, DirectoriesAndDuplicatesAreRefused) {
   EXPECT_EQ(read("a.cu"), "<missing>");
 }
 
+// out/a.cu as a file and out/a.cu/fixes.yaml below it cannot both be
+// written; found before anything is, not at the second rename.
+TEST_F(OutputFiles, AnOutputBelowAnotherIsRefused) {
+  EXPECT_EQ(
+      errorOf(writeFilesAtomically({{path("out/a.cu/fixes.yaml"), "y", "", ""},
+                                    {path("out/b.cu"), "b", "", ""},
+                                    {path("out/a.cu"), "a", "", ""}},
+                                   false)),
+      "cannot write '" + path("out/a.cu/fixes.yaml") + "': '" +
+          path("out/a.cu") +
+          "', a directory on its path, is another "
+          "output");
+  EXPECT_EQ(entries(), std::vector<std::string>{});
+  // x.cu sorts between x and x/y.cu.
+  EXPECT_NE(errorOf(writeFilesAtomically({{path("x"), "x", "", ""},
+                                          {path("x.cu"), "x", "", ""},
+                                          {path("x/y.cu"), "y", "", ""}},
+                                         false)),
+            "");
+  EXPECT_EQ(entries(), std::vector<std::string>{});
+  // A name that only starts like another output's is no conflict.
+  EXPECT_EQ(errorOf(writeFilesAtomically({{path("out/a"), "a", "", ""},
+                                          {path("out/a.cu"), "b", "", ""},
+                                          {path("out/ab/c.cu"), "c", "", ""}},
+                                         false)),
+            "");
+  EXPECT_EQ(read("out/ab/c.cu"), "c");
+}
+
 } // namespace
