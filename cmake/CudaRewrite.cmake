@@ -1,13 +1,15 @@
 # CudaRewrite.cmake: run cuda-rewrite as a build step, before nvcc.
 #
 #   cuda_rewrite_sources(<target> <source>...
+#                        [WARNINGS_AS_ERRORS] [NO_LINE_DIRECTIVES]
 #                        [OPTIONS <tool option>...]
 #                        [COMPILER_ARGS <compiler arg>...])
 #
 # For every <source> (a .cu file, relative to the current source directory or
 # absolute) this adds a build rule that runs
 #
-#   cuda-rewrite <OPTIONS> <source> -o <out> -- <includes> <defines> <COMPILER_ARGS>
+#   cuda-rewrite [--warnings-as-errors] [--line-directives] <OPTIONS>
+#                <source> -o <out> -- <includes> <defines> <COMPILER_ARGS>
 #
 # where <out> is ${CMAKE_CURRENT_BINARY_DIR}/cuda_rewrite/<source relative to
 # the current source directory> (a leading "../" becomes "__/", as CMake does
@@ -25,10 +27,25 @@
 # INCLUDE_DIRECTORIES and COMPILE_DEFINITIONS properties, then COMPILER_ARGS,
 # so it parses the file the way nvcc will compile it.
 #
-#   OPTIONS        cuda-rewrite options, e.g. --only=aggregate --remarks
-#                  --gpu=sm_90 --gpu-spec=${CMAKE_SOURCE_DIR}/h100.json
-#   COMPILER_ARGS  extra clang or nvcc-style arguments for parsing, e.g.
-#                  -std=c++17 --cuda-gpu-arch=sm_90
+#   WARNINGS_AS_ERRORS  pass --warnings-as-errors: an annotated candidate
+#                       that the tool refuses fails the build instead of
+#                       being left as written with a warning. The variable
+#                       CUDA_REWRITE_WARNINGS_AS_ERRORS=ON does the same for
+#                       every call (say -DCUDA_REWRITE_WARNINGS_AS_ERRORS=ON
+#                       in CI).
+#   NO_LINE_DIRECTIVES  do not pass --line-directives. By default the rewrite
+#                       carries #line directives, so that nvcc's errors and
+#                       warnings, and debuggers, point at <source>, not at
+#                       the copy in the build tree. The variable
+#                       CUDA_REWRITE_LINE_DIRECTIVES=OFF does the same for
+#                       every call.
+#   OPTIONS             cuda-rewrite options, e.g. --only=aggregate --remarks
+#                       --gpu=sm_90 --gpu-spec=${CMAKE_SOURCE_DIR}/h100.json
+#   COMPILER_ARGS       extra clang or nvcc-style arguments for parsing, e.g.
+#                       -std=c++17 --cuda-gpu-arch=sm_90
+#
+# A flag that OPTIONS gives already, in any form (--line-directives=false),
+# is not added again.
 #
 # The tool is, in this order: the CUDA_REWRITE_EXECUTABLE variable (a target
 # name or a path; find_package(cuda_rewrite) sets it to the installed tool
@@ -101,7 +118,8 @@ function(_cuda_rewrite_output_path source out_var)
 endfunction()
 
 function(cuda_rewrite_sources target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "OPTIONS;COMPILER_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG
+    "WARNINGS_AS_ERRORS;NO_LINE_DIRECTIVES" "" "OPTIONS;COMPILER_ARGS")
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "cuda_rewrite_sources: no target named '${target}'")
   endif()
@@ -114,6 +132,23 @@ function(cuda_rewrite_sources target)
   endif()
 
   _cuda_rewrite_find_tool(tool tool_dep)
+
+  # The integration's own flags, then OPTIONS. A flag that OPTIONS names
+  # already, in any form (--line-directives=false), is left to OPTIONS rather
+  # than given twice with two meanings.
+  set(tool_options "")
+  if((ARG_WARNINGS_AS_ERRORS OR CUDA_REWRITE_WARNINGS_AS_ERRORS) AND
+     NOT ARG_OPTIONS MATCHES "(^|;)--warnings-as-errors(=|;|$)")
+    list(APPEND tool_options --warnings-as-errors)
+  endif()
+  if(NOT DEFINED CUDA_REWRITE_LINE_DIRECTIVES)
+    set(CUDA_REWRITE_LINE_DIRECTIVES ON)
+  endif()
+  if(CUDA_REWRITE_LINE_DIRECTIVES AND NOT ARG_NO_LINE_DIRECTIVES AND
+     NOT ARG_OPTIONS MATCHES "(^|;)--line-directives(=|;|$)")
+    list(APPEND tool_options --line-directives)
+  endif()
+  list(APPEND tool_options ${ARG_OPTIONS})
 
   # What the target compiles with, evaluated at generation time so that
   # include directories and definitions added after this call (and those of
@@ -193,7 +228,7 @@ function(cuda_rewrite_sources target)
       OUTPUT "${out}"
       # The tool writes atomically but does not create directories.
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-      COMMAND "${tool}" ${ARG_OPTIONS} "${src_abs}" -o "${out}"
+      COMMAND "${tool}" ${tool_options} "${src_abs}" -o "${out}"
               -- "${target_incs}" "${target_defs}" ${src_args}
               ${ARG_COMPILER_ARGS}
       DEPENDS "${src_abs}" "${tool_dep}"
