@@ -23,4 +23,6 @@ for dir in "$@"; do
   cp "$dir/results.json" "$out/$(basename "$dir").results.json"
   grep -v "^ " "$out/$(basename "$dir").log" | tail -2 || true
   grep "^  " "$out/$(basename "$dir").log" | head -5 || true
+  # Results that differ under other definitions, however many.
+  grep -F "!!!" "$out/$(basename "$dir").log" || true
 done

@@ -42,12 +42,21 @@ macro, on a named stream, under __CUDA_ARCH__, a template child, a child
 with inline asm, a helper reading blockIdx, barriers under a per-thread
 block size, a child defined after its parent, an unannotated kernel between
 two levels, goto or a barrier and a return in the parent, cudaFree in device
-code); they still check their results."""
+code); they still check their results.
+
+Spelled programs (common.Spelling) name their constants as macros with
+defaults: the sizes of in and acc, the slot of a launch, the number of
+parent threads, the block size of children whose block is a constant (their
+shared memory sized by it), the recursion's block, fan, roots and depth,
+the chain's block sizes, the malloc buffers' size. The values a -D may give
+instead keep the program valid: counts that bound launches only shrink,
+slots only grow, reductions keep powers of two."""
 
 import random
 import re
 
-from .common import Program, Variant, set_clause, strip_pragmas
+from .common import (Program, Spelling, Variant, fewer, set_clause,
+                     strip_pragmas)
 
 PASS = "aggregate"
 VARIANTS = [
@@ -136,6 +145,14 @@ class Child:
         self.restrict = restrict(rng)
         self.varying = False   # refusal: barriers under a per-thread block
         self.grid = None
+        self.block_name = None  # a spelled const_block's name
+
+    # Block sizes a -D may give a constant block instead (the kind's).
+    other_blocks = (32, 64, 96, 128)
+
+    def block_text(self):
+        """The constant block size where the kernel sizes by it."""
+        return self.block_name or str(self.const_block)
 
     # ---- launching -------------------------------------------------------
 
@@ -375,6 +392,7 @@ class Reverse(Child):
     """Static shared memory and a barrier: each block reverses its part."""
     kind = "reverse"
     barrier = True
+    other_blocks = (32, 64, 96, 128, 200, 256)
 
     def __init__(self, rng, p, suffix):
         super().__init__(rng, p, suffix)
@@ -386,7 +404,7 @@ class Reverse(Child):
             "writes it",
             "/// reversed.",
             f"__global__ void {self.name}({', '.join(self.params())}) {{",
-            f"  __shared__ int s[{self.const_block}];",
+            f"  __shared__ int s[{self.block_text()}];",
             "  const int j = blockIdx.x * blockDim.x + threadIdx.x;",
             f"  s[threadIdx.x] = j < n ? in[(j + value) % {self.p.KIN}] "
             ": -value;",
@@ -420,6 +438,10 @@ class Reduce(Child):
         super().__init__(rng, p, suffix)
         self.ptr = False
         self.const_block = rng.choice([32, 64, 128, 256])
+        # A tree needs a power of two; fewer threads would need more
+        # blocks than the slot has elements.
+        self.other_blocks = tuple(b for b in (64, 128, 256, 512)
+                                  if b > self.const_block)
 
     def definition(self):
         return "\n".join([
@@ -427,7 +449,7 @@ class Reduce(Child):
             "thread 0",
             "/// stores the block's sum and adds it to a counter.",
             f"__global__ void {self.name}({', '.join(self.params())}) {{",
-            f"  __shared__ int s[{self.const_block}];",
+            f"  __shared__ int s[{self.block_text()}];",
             "  const int j = blockIdx.x * blockDim.x + threadIdx.x;",
             f"  s[threadIdx.x] = j < n ? in[(j * 3 + value) % {self.p.KIN}] "
             ": 0;",
@@ -458,6 +480,7 @@ class Rotate(Child):
     kind = "rotate"
     barrier = True
     has_shared = True
+    other_blocks = (32, 48, 64, 96, 128)
 
     def __init__(self, rng, p, suffix):
         super().__init__(rng, p, suffix)
@@ -592,6 +615,30 @@ class Base:
         self.KIN, self.KACC = f"{name}_kIn", f"{name}_kAcc"
         self.constants = []
         self.refusal = None
+        self.spell = Spelling(name)
+        self.text = {}
+
+    def spell_constants(self, spell):
+        """Spells the program's constants (common.Spelling): registers the
+        knobs whose constexpr lines or texts the code has, with the values
+        a -D may give them (drawn from the spelling's own stream)."""
+        self.spell = spell
+        if not spell.on:
+            return
+        r = spell.rng
+        spell("kIn", str(self.kin), [str(v) for v in r.sample(
+            [97, 257, 509, 1000, 1021, 1543, 2048], 2)])
+        spell("kAcc", str(self.kacc), [str(v) for v in r.sample(
+            [16, 37, 64, 101, 128], 2)])
+        self.spell_more(spell, r)
+
+    def spell_more(self, spell, r):
+        """The shape's own knobs."""
+
+    def spelled(self, key, value, others):
+        """Spells `key` in the text the generator writes (self.text)."""
+        self.text[key] = self.spell(key, str(value),
+                                    [str(v) for v in others])
 
     def header(self, acc=True):
         n = self.name
@@ -717,6 +764,17 @@ class Flat(Base):
     def needs_acc(self):
         return any(c.uses_acc for c in self.children)
 
+    def spell_more(self, spell, r):
+        # More elements per slot; fewer threads (their launches are within
+        # the budget; the slots and buffers stay as large).
+        spell("kSlot", str(self.kslot), [str(self.kslot + d) for d in
+                                         r.sample([1, 37, self.kslot], 2)])
+        if self.dims == 1:
+            self.spelled("N", self.n, fewer(r, self.n))
+        else:
+            self.spelled("WIDTH", self.width, fewer(r, self.width))
+            self.spelled("HEIGHT", self.height, fewer(r, self.height))
+
     # ---- expressions -----------------------------------------------------
 
     def host(self, text):
@@ -757,11 +815,18 @@ class Flat(Base):
         if child.varying:
             return "bs", f"const int bs = {child.const_block} - 32 * (c % 2);"
         if child.const_block:
-            if rng.random() < 0.4:
+            # Spelled programs name every constant block.
+            if rng.random() < 0.4 or self.spell.on:
                 const = f"{child.name}_kBlock"
                 decl = f"constexpr int {const} = {child.const_block};"
                 if decl not in self.constants:
                     self.constants.append(decl)
+                if self.spell.on:
+                    child.block_name = self.spell(
+                        const[len(self.name) + 1:], str(child.const_block),
+                        [str(b) for b in self.spell.rng.sample(
+                            child.other_blocks,
+                            min(2, len(child.other_blocks)))])
                 return const, None
             return str(child.const_block), None
         if isinstance(child, Histogram):
@@ -1042,10 +1107,12 @@ class Flat(Base):
         lines = [f"static void run_{n}(difftest::Rng &rng, "
                  "difftest::Check &check) {"]
         if self.dims == 1:
-            lines.append(f"  const int n = {self.n};")
+            lines.append(f"  const int n = {self.text.get('N', self.n)};")
         else:
-            lines.append(f"  const int width = {self.width}, height = "
-                         f"{self.height}, n = width * height;")
+            lines.append(f"  const int width = "
+                         f"{self.text.get('WIDTH', self.width)}, height = "
+                         f"{self.text.get('HEIGHT', self.height)}, "
+                         "n = width * height;")
         lines += ["  const int seed = int(rng.integer(0, 999));",
                   f"  difftest::Buffer<int> in({n}_kIn), cnt(n), "
                   f"out({self.slots} * {n}_kSlot), acc({n}_kAcc), pout(n);",
@@ -1144,6 +1211,21 @@ class Recursive(Base):
         levels = sum(self.fan ** d for d in range(self.depth + 1))
         self.nodes = self.roots * levels
         self.split_mod = rng.choice([3, 4, 5])
+
+    def spell_more(self, spell, r):
+        # kNodes bounds the tree: fewer roots, a smaller fan or depth keep
+        # it within. The block may change where no literal repeats it.
+        blocks = ([32, 40, 64, 96, 128] if self.block_text != str(self.block)
+                  else [])
+        spell("kBlock", str(self.block), [str(b) for b in r.sample(
+            blocks, min(2, len(blocks)))])
+        spell("kFan", str(self.fan), [str(f) for f in range(2, self.fan)])
+        spell("kRoots", str(self.roots), [str(v) for v in
+                                          range(1, self.roots)])
+        spell("kDepth", str(self.depth), fewer(r, self.depth))
+        spell("kNodes", str(self.nodes))
+        spell("kLeaf", str(self.leaf_block), [str(b) for b in r.sample(
+            [16, 32, 50, 64], 2)])
 
     def code(self):
         n, R, F, B = self.name, self.roots, self.fan, self.block
@@ -1325,11 +1407,20 @@ class Chain(Base):
         if rng.random() < 0.15:
             self.refusal = "nested-unannotated"
 
+    def spell_more(self, spell, r):
+        # Fewer mid threads and items keep the launches within the budget.
+        spell("kMid", str(self.mid_block), fewer(r, self.mid_block))
+        spell("kLeaf", str(self.leaf_block), [str(b) for b in r.sample(
+            [8, 16, 32, 33, 64, 128], 2)])
+        self.spelled("N", self.n, fewer(r, self.n))
+
     def code(self):
         n, kin = self.name, self.KIN
         MB, LB = self.mid_block, self.leaf_block
         trips = 2 if self.loop else 1
         per_mid = MB * trips * LB
+        if self.spell.on:  # the elements of a top thread, by name
+            per_mid = f"({n}_kMid * {trips} * {n}_kLeaf)"
         parts = self.header(acc=False) + [
             f"constexpr int {n}_kMid = {MB};   // threads of a mid launch",
             f"constexpr int {n}_kLeaf = {LB};  // threads of a leaf launch",
@@ -1385,7 +1476,7 @@ class Chain(Base):
             "  }", "}", "",
             f"static void run_{n}(difftest::Rng &rng, difftest::Check &check) "
             "{",
-            f"  const int n = {self.n};",
+            f"  const int n = {self.text.get('N', self.n)};",
             "  const int seed = int(rng.integer(0, 999));",
             f"  difftest::Buffer<int> in({n}_kIn), out(n * {per_mid});",
             "  rng.fill(in.Host, 0, 999);",
@@ -1419,6 +1510,11 @@ class Malloc(Base):
         self.granularity = random_granularity(rng)
         if rng.random() < 0.15:
             self.refusal = "cudafree"
+
+    def spell_more(self, spell, r):
+        spell("kMost", str(self.most), [str(v) for v in r.sample(
+            [5, 8, 40, 64, 100, 130], 2)])
+        self.spelled("N", self.n, [r.randint(20, 400) for _ in range(2)])
 
     def code(self):
         n, kin = self.name, self.KIN
@@ -1476,7 +1572,7 @@ class Malloc(Base):
         parts += ["}", "",
                   f"static void run_{n}(difftest::Rng &rng, "
                   "difftest::Check &check) {",
-                  f"  const int n = {self.n};",
+                  f"  const int n = {self.text.get('N', self.n)};",
                   "  const int seed = int(rng.integer(0, 999));",
                   f"  difftest::Buffer<int> in({n}_kIn), cnt(n), "
                   f"out(n * {n}_kMost);",
@@ -1537,11 +1633,15 @@ def fold_lines(code):
     return "\n".join(out)
 
 
-def generate(rng: random.Random, name: str) -> Program:
+def generate(rng: random.Random, name: str,
+             spell: Spelling = None) -> Program:
     shape = rng.choices([Flat, Recursive, Chain, Malloc], [62, 20, 9, 9])[0]
     p = shape(rng, name)
-    code = fold_lines(p.code())
+    p.spell_constants(spell or Spelling(name))
+    code = fold_lines(p.spell.apply(p.code()))
     traits = p.describe()
     if p.refusal:
         traits["refusal"] = p.refusal
-    return Program(name, code, traits)
+    if p.spell.on:
+        traits["spelled"] = p.spell.style
+    return Program(name, code, traits, p.spell.knobs)

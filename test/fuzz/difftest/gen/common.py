@@ -2,8 +2,25 @@
 layout the runner expects, and small helpers for writing C++."""
 
 import dataclasses
+import random
 import re
 from typing import Callable, Dict, List, Optional
+
+
+@dataclasses.dataclass
+class Knob:
+    """A constant a program spells by name, `#ifndef DT_<ident>` with its
+    default: `others` are values a -D may give it instead, every one valid
+    together with any choice of the program's other knobs (empty: spelled,
+    never overridden)."""
+    ident: str
+    default: str
+    others: List[str]
+    ctype: str = "int"
+
+    @property
+    def macro(self) -> str:
+        return f"DT_{self.ident}"
 
 
 @dataclasses.dataclass
@@ -14,6 +31,11 @@ class Program:
     code: str
     # What the program exercises (shape, types, clauses), for the report.
     traits: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # Its spelled constants (Spelling), for builds with other definitions.
+    knobs: List[Knob] = dataclasses.field(default_factory=list)
+    # The -D definitions of its second build ({} for none): difftest.py
+    # chooses them from the knobs.
+    other: Dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -104,3 +126,135 @@ def c_float(value: float, ctype: str) -> str:
     if "e" not in text and "." not in text:
         text += ".0"
     return text + ("f" if ctype == "float" else "")
+
+
+#===-- Spelled constants ---------------------------------------------------===#
+
+class Spelling:
+    """How a program spells its sizes, strides, weights, block sizes and
+    counts. Off (style None), every constant is the literal the generator
+    always wrote. On, a constant is a macro with a default,
+
+        #ifndef DT_p3_W
+        #define DT_p3_W 700
+        #endif
+
+    used by name (style 'macro': `DT_p3_W`) or through a file-scope
+    `constexpr int p3_W = DT_p3_W;` (style 'constexpr': `p3_W`), in the
+    kernels and in the host reference alike, so that the program checks
+    itself under any -D the knob allows. The tool sees the defaults; the
+    runner builds original and rewritten files once more with other values
+    (difftest.py), which catches a rewrite that baked a value in.
+
+    Its choices come from its own random stream, never the generator's:
+    the program's structure and default values are those of the same seed
+    without spelling."""
+
+    def __init__(self, program: str, style: Optional[str] = None,
+                 rng=None):
+        assert style in (None, "macro", "constexpr")
+        self.program, self.style, self.rng = program, style, rng
+        self.knobs: List[Knob] = []
+
+    @property
+    def on(self) -> bool:
+        return self.style is not None
+
+    def __call__(self, key: str, default: str, others=(),
+                 ctype: str = "int") -> str:
+        """The text for constant `key` of value `default` (C++ text):
+        `default` itself when off, else the name the code uses for it."""
+        if not self.on:
+            return default
+        ident = f"{self.program}_{key}"
+        alternatives = []
+        for o in map(str, others):
+            if o != default and o not in alternatives:
+                alternatives.append(o)
+        self.knobs = [k for k in self.knobs if k.ident != ident]
+        self.knobs.append(Knob(ident, default, alternatives, ctype))
+        return ident
+
+    def declaration(self, knob: Knob, comment: str = "") -> List[str]:
+        define = f"#define {knob.macro} {macro_value(knob.default)}"
+        lines = [f"#ifndef {knob.macro}", define, "#endif"]
+        if self.style == "constexpr":
+            lines.append(f"constexpr {knob.ctype} {knob.ident} = "
+                         f"{knob.macro};{comment}")
+        else:
+            lines[1] += comment
+        return lines
+
+    def apply(self, code: str) -> str:
+        """The program's code with its knobs declared: an existing
+        `constexpr T <ident> = ...;` line becomes the declaration, in
+        place (constants derived from it follow it); others go first. In
+        macro style every use names the macro. Knobs the code does not use
+        are dropped."""
+        if not self.on:
+            return code
+        top, used = [], []
+        for knob in self.knobs:
+            line = re.compile(r"^constexpr [\w ]+ " + knob.ident +
+                              r" = [^;]*;(.*)$", re.M)
+            m = line.search(code)
+            rest = line.sub("", code, count=1) if m else code
+            if not re.search(r"\b" + knob.ident + r"\b", rest):
+                continue
+            used.append(knob)
+            if m:
+                decl = "\n".join(self.declaration(knob, m.group(1)))
+                code = code[:m.start()] + decl + code[m.end():]
+            else:
+                top += self.declaration(knob)
+        self.knobs = used
+        if top:
+            code = "\n".join(top) + "\n" + code
+        if self.style == "macro":
+            for knob in self.knobs:
+                code = re.sub(r"\b" + knob.ident + r"\b", knob.macro, code)
+        return code
+
+
+def macro_value(text: str) -> str:
+    """A macro's value: a negative one parenthesised, so that it reads as
+    one operand wherever it is expanded."""
+    return f"({text})" if text.startswith("-") else text
+
+
+def fewer(rng, count: int) -> List[int]:
+    """Other values of a count that may only shrink (a bound on launches,
+    items or a stack computed for its default)."""
+    return ([rng.randint(max(1, count // 2), count - 1) for _ in range(2)]
+            if count > 1 else [])
+
+
+def block_others(block, candidates, limit: int = 1024) -> List[List[int]]:
+    """Other sizes per axis of a block shape, from `candidates` per axis, such
+    that any choice on every axis (its size or one of its others) launches
+    at most `limit` threads: the largest others go first."""
+    others = [[c for c in cs if c != b] for b, cs in zip(block, candidates)]
+
+    def most():
+        threads = 1
+        for b, o in zip(block, others):
+            threads *= max([b] + o)
+        return threads
+
+    while most() > limit:
+        axis = max((a for a, o in enumerate(others) if o and
+                    max(o) > block[a]), key=lambda a: max(others[a]))
+        others[axis].remove(max(others[axis]))
+    return others
+
+
+def spelling_for(pass_name: str, seed: int, name: str,
+                 fraction: float) -> Spelling:
+    """Program `name`'s spelling: on for about `fraction` of a campaign's
+    programs, macro or constexpr, drawn from a stream of its own (pass, seed
+    and name), so that the generator's stream and every program's
+    structure stay those of the seed without spelling."""
+    rng = random.Random(f"{pass_name}-{seed}-spell-{name}")
+    if rng.random() >= fraction:
+        return Spelling(name)
+    return Spelling(name, rng.choice(["macro", "constexpr"]), rng)

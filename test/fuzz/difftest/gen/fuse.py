@@ -9,11 +9,16 @@ its own (an inline clamp, a row loop, a pointer local, a kernel in a
 namespace or a template, dynamic shared memory, an odd guard), a statement
 other than a launch in the block (the whole block is refused) or live
 outputs in one allocation (the launcher's run-time fallback); they still
-check."""
+check.
+
+Spelled programs (common.Spelling) name the image size, the block shape of
+the launches and some stage weights: any size from the generator's range,
+any block and any exact weight keep them valid and self-checking."""
 
 import random
 
-from .common import Program, Variant, c_float, set_clause, strip_pragmas
+from .common import (Program, Spelling, Variant, block_others, c_float,
+                     set_clause, strip_pragmas)
 
 PASS = "fuse"
 
@@ -127,8 +132,9 @@ class Stage:
 
 
 class FuseProgram:
-    def __init__(self, rng, name):
+    def __init__(self, rng, name, spell=None):
         self.rng, self.name = rng, name
+        self.spell = spell or Spelling(name)
         r = rng
         self.ctype = r.choices(["float", "double", "unsigned"], [6, 3, 2])[0]
         self.channels = r.choices([1, 2, 3], [6, 2, 2])[0]
@@ -164,6 +170,38 @@ class FuseProgram:
                 "hybrid(0.5, y)", "hybrid(1, y)", "hybrid(auto, y)",
                 "hybrid(0.25)", "hybrid(1, x)"]))
         self.clauses = clauses
+        self.spell_constants()
+
+    def spell_constants(self):
+        """The texts of the spelled constants (`self.text`: key -> name;
+        `self.weight_names`: (stage, term) -> name), drawn from the
+        spelling's own stream only."""
+        sp, self.text, self.weight_names = self.spell, {}, {}
+        if not sp.on:
+            return
+        r, T = sp.rng, self.ctype
+        W, H = self.size
+        # The generator's range of sizes: margins fit at every level.
+        self.text["W"] = sp("W", str(W), [str(r.randint(35, 700))
+                                          for _ in range(2)])
+        self.text["H"] = sp("H", str(H), [str(r.randint(20, 260))
+                                          for _ in range(2)])
+        if r.random() < 0.6:
+            bx, by = block_others(self.block, [[16, 32, 64, 128],
+                                               [2, 4, 8]])
+            self.text["BX"] = sp("BX", str(self.block[0]), bx)
+            self.text["BY"] = sp("BY", str(self.block[1]), by)
+        terms = [(i, k, w) for i, st in enumerate(self.stages)
+                 if st.weights in ("literal", "gain")
+                 for k, (w, _) in enumerate(st.terms) if w != "curve"]
+        for i, k, w in r.sample(terms, min(len(terms), r.randint(0, 3))):
+            st = self.stages[i]
+            if T != "unsigned" and w < 0 and st.weights == "literal":
+                w = -w  # the term subtracts the weight's magnitude
+            self.weight_names[(st.name, k)] = sp(
+                f"w{i + 1}_{k}", self.literal(w),
+                [self.literal(spelled_weight(r, T)) for _ in range(2)],
+                ctype=T)
 
     # ---- values ---------------------------------------------------------
 
@@ -519,11 +557,15 @@ class FuseProgram:
                     wt = f"difftest::Approx({wt})"
             elif st.weights == "gain":
                 g = "gain[c]" if host else f"{self.name}_gain[c]"
-                wt = f"({self.literal(wv)} * {g})"
+                named = self.weight_names.get((st.name, k))
+                wt = f"({named or self.literal(wv)} * {g})"
                 if approx:
                     wt = f"difftest::Approx{wt}"
             else:
                 wt = self.ref_literal(wv) if host else self.literal(wv)
+                name = self.weight_names.get((st.name, k))
+                if name:
+                    wt = f"difftest::Approx({name})" if approx else name
             if st.refusal == "template":
                 wt += " * " + (self.ref_literal(2) if host else "K")
             term = " * ".join([wt] + [self.load(st, rd, host) for rd in rs])
@@ -678,7 +720,8 @@ class FuseProgram:
                         f"H{i} = (H{i - 1} + 1) / 2")
         lines.append(f"  const int C = {self.channels};")
         lines.append(f"  const int {', '.join(dims)};")
-        lines.append(f"  const dim3 block({bx}, {by});")
+        BX, BY = self.text.get("BX", str(bx)), self.text.get("BY", str(by))
+        lines.append(f"  const dim3 block({BX}, {BY});")
         used = sorted({s.out.level for s in self.stages})
         grids = {}
         for lv in used:
@@ -689,8 +732,8 @@ class FuseProgram:
                 grids[lv] = f"{n}_grid(block, {W}, {H}, {planes})"
             else:
                 grids[lv] = g
-                lines.append(f"  const dim3 {g}(({W} + {bx - 1}) / {bx}, "
-                             f"({H} + {by - 1}) / {by}, {planes});")
+                lines.append(f"  const dim3 {g}({self.blocks(W, 'BX', bx)}, "
+                             f"{self.blocks(H, 'BY', by)}, {planes});")
         if dead:
             lines.append("  " + f"{T} " + ", ".join(f"*{b.name} = nullptr"
                                                  for b in dead) + ";")
@@ -725,9 +768,15 @@ class FuseProgram:
         lines.append("}")
         return "\n".join(lines)
 
+    def blocks(self, size, key, threads):
+        """Blocks along an axis of `size` points."""
+        if key in self.text:
+            return f"({size} + {self.text[key]} - 1) / {self.text[key]}"
+        return f"({size} + {threads - 1}) / {threads}"
+
     def run_function(self):
         n, T = self.name, self.ctype
-        W, H = self.size
+        W, H = (self.text.get(k, str(v)) for k, v in zip("WH", self.size))
         outs = [b for b in self.bufs if b.role in ("live", "out")]
         R = "unsigned" if T == "unsigned" else "difftest::Approx"
         lines = [f"static void run_{n}(difftest::Rng &rng, "
@@ -862,9 +911,18 @@ class FuseProgram:
         return "\n\n".join(parts)
 
 
-def generate(rng: random.Random, name: str) -> Program:
-    p = FuseProgram(rng, name)
-    code = p.code()
+def spelled_weight(rng, ctype):
+    """Another weight of the kind the generator draws (exact in floating
+    point)."""
+    if ctype == "unsigned":
+        return rng.choice([1, 2, 3, 5, 7, 0xFFFFFFFF])
+    return rng.choice([-1, 1]) * rng.randint(1, 63) / 64.0
+
+
+def generate(rng: random.Random, name: str,
+             spell: Spelling = None) -> Program:
+    p = FuseProgram(rng, name, spell)
+    code = p.spell.apply(p.code())
     kinds = [s.kind for s in p.stages]
     live = sum(b.role == "live" for b in p.bufs)
     traits = {"type": p.ctype, "channels": str(p.channels),
@@ -882,4 +940,6 @@ def generate(rng: random.Random, name: str) -> Program:
     traits["refusal"] = traits.get("refusal", "").strip()
     if not traits["refusal"]:
         del traits["refusal"]
-    return Program(name, code, traits)
+    if p.spell.on:
+        traits["spelled"] = p.spell.style
+    return Program(name, code, traits, p.spell.knobs)

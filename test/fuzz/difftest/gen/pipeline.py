@@ -14,11 +14,17 @@ queues, with online adaptation and green contexts, and as the pragma and
 the program's own hybrid configuration (CUDA_REWRITE_PIPELINE_CONFIG, which
 some programs write and set for their launch) choose. Some programs carry a
 form the pass must refuse (a stage reading blockDim, a helper calling a
-stage, an item by reference, a stage call in a macro); they still check."""
+stage, an item by reference, a stage call in a macro); they still check.
+
+Spelled programs (common.Spelling) name the entry items, the entry block,
+and some stage salts, condition moduli, recursion and loop limits, fans
+and histogram buckets, as macros with defaults. A -D may give fewer entry
+items, lower limits and fans (the queue and stack bounds hold), another
+block that fits the first stage's width, other salts, moduli and buckets."""
 
 import random
 
-from .common import Program, Variant
+from .common import Program, Spelling, Variant, fewer
 
 PASS = "pipeline"
 
@@ -98,6 +104,47 @@ class PipelineProgram:
         self.hybrid = None
         if len(self.stages) > 1 and not self.refusal and r.random() < 0.4:
             self.hybrid = self.hybrid_groups()
+        self.spell, self.text = Spelling(name), {}
+
+    def spell_constants(self, spell):
+        """Spells the program's constants (common.Spelling): `self.text`
+        maps a key (kBlock, kBuckets, salt<s>, q<s>_<e>, limit<s>_<e>,
+        fan<s>_<e>) to its name. Draws from the spelling's stream only."""
+        self.spell = spell
+        if not spell.on:
+            return
+        r, t = spell.rng, self.text
+        spell("kRoots", str(self.roots), fewer(r, self.roots))
+        threads = self.entry_threads()
+        t["kBlock"] = spell("kBlock", str(self.block), [
+            b for b in (64, 128, 256, 512) if b % threads == 0])
+        if r.random() < 0.5:
+            t["kBuckets"] = spell("kBuckets", str(HIST), [8, 16, 64])
+        for st in self.stages:
+            if r.random() < 0.3:
+                t[f"salt{st.index}"] = spell(
+                    f"salt{st.index}", f"{st.salt}u",
+                    [f"{r.getrandbits(32)}u" for _ in range(2)],
+                    ctype="unsigned")
+            for k, e in enumerate(st.edges):
+                key = f"{st.index}_{k}"
+                if e.cond and r.random() < 0.4:
+                    t["q" + key] = spell("q" + key, str(e.cond[1]),
+                                         [2, 3, 4, 5])
+                if e.kind in ("rec", "back") and r.random() < 0.4:
+                    t["limit" + key] = spell("limit" + key, str(e.limit),
+                                             fewer(r, e.limit))
+                if e.fan > 1 and r.random() < 0.4:
+                    t["fan" + key] = spell("fan" + key, str(e.fan),
+                                           fewer(r, e.fan))
+
+    def edge_text(self, st, e, what, value):
+        """An edge's constant (q, limit, fan): its name if spelled."""
+        key = f"{what}{st.index}_{st.edges.index(e)}"
+        return self.text.get(key, str(value))
+
+    def buckets(self):
+        return self.text.get("kBuckets", str(HIST))
 
     # ---- the graph ---------------------------------------------------------
 
@@ -314,8 +361,9 @@ class PipelineProgram:
         extra = ", it.acc, it.deepest" if self.reach == "item" else ""
         return f"{self.name}_Item{{it.id, {depth}, {iteration}, {key}{extra}}}"
 
-    def cond_text(self, cond):
+    def cond_text(self, cond, q_text=None):
         sh, q = cond
+        q = q_text or q
         base = "h" if sh == 0 else f"(h >> {sh})"
         return f"{base} % {q} != 0"
 
@@ -324,15 +372,18 @@ class PipelineProgram:
         n = self.name
         guards = []
         if e.kind == "rec":
-            guards.append(f"it.depth < {e.limit}")
+            guards.append(f"it.depth < "
+                          f"{self.edge_text(st, e, 'limit', e.limit)}")
             depth, itn = "it.depth + 1", "it.iter"
         elif e.kind == "back":
-            guards.append(f"it.iter < {e.limit}")
+            guards.append(f"it.iter < "
+                          f"{self.edge_text(st, e, 'limit', e.limit)}")
             depth, itn = "0", "it.iter + 1"
         else:
             depth, itn = "it.depth", "it.iter"
         if e.cond:
-            guards.append(self.cond_text(e.cond))
+            guards.append(self.cond_text(
+                e.cond, self.edge_text(st, e, "q", e.cond[1])))
         key = f"h + {e.salt}u" + (" + k" if e.fan > 1 else "")
         rkey = f"{n}_mix({key} + unsigned(rank))"
         key = f"{n}_mix({key})"
@@ -373,7 +424,8 @@ class PipelineProgram:
             # Its own scope: a stage may hand on two items this way.
             body = ["{"] + ["  " + b for b in body] + ["}"]
         if e.fan > 1:
-            body = [f"for (unsigned k = 0; k < {e.fan}; ++k) {{"] + \
+            fan = self.edge_text(st, e, "fan", e.fan)
+            body = [f"for (unsigned k = 0; k < {fan}; ++k) {{"] + \
                 ["  " + b for b in body] + ["}"]
         if guards:
             if len(body) == 1:
@@ -386,7 +438,7 @@ class PipelineProgram:
         """What an item of st leaves behind: its sum (every rank), histogram
         bucket, visit count, the deepest depth seen, and stage 0's slot."""
         n, A, D = self.name, self.acc(host), self.deepest(host)
-        s = st.index
+        s, B = st.index, self.buckets()
         lines = []
         op = "+=" if st.sum_op == "add" else "^="
         atom = "atomicAdd" if st.sum_op == "add" else "atomicXor"
@@ -414,7 +466,7 @@ class PipelineProgram:
                              f"{n}_mix(h + unsigned(rank)));")
         once = []
         if host:
-            once += [f"{A}[{n}_kHist + {s} * {HIST} + h % {HIST}] += 1u;",
+            once += [f"{A}[{n}_kHist + {s} * {B} + h % {B}] += 1u;",
                      f"{A}[{n}_kVisits + it.id * {len(self.stages)} + {s}] "
                      "+= 1u;",
                      f"if (it.depth > {D}[it.id])",
@@ -422,7 +474,7 @@ class PipelineProgram:
             if s == 0 and self.first_eligible():
                 once.append(f"{A}[{n}_kFirst + it.id] = h;")
         else:
-            once += [f"atomicAdd(&{A}[{n}_kHist + {s} * {HIST} + h % {HIST}],"
+            once += [f"atomicAdd(&{A}[{n}_kHist + {s} * {B} + h % {B}],"
                      " 1u);",
                      f"atomicAdd(&{A}[{n}_kVisits + it.id * "
                      f"{len(self.stages)} + {s}], 1u);",
@@ -467,7 +519,8 @@ class PipelineProgram:
                      f"({self.param(st)}) {{"]
             if st.packed:
                 lines.append(f"  const {itype} it = {n}_unpack(packed);")
-        lines.append(f"  const unsigned h = {n}_mix(it.key ^ {st.salt}u);")
+        salt = self.text.get(f"salt{st.index}", f"{st.salt}u")
+        lines.append(f"  const unsigned h = {n}_mix(it.key ^ {salt});")
         if not host and self.refusal == "blockdim" and \
                 st.index == len(self.stages) - 1:
             lines += ["  if (blockDim.x == 0) // never; the pass refuses the "
@@ -557,6 +610,13 @@ class PipelineProgram:
                          f"std::to_string(sms * {g + 1} / {k} - 1) + \"\\n\";")
         return lines
 
+    def visits_offset(self):
+        """Where the visit counts start after the histograms."""
+        N = len(self.stages)
+        if "kBuckets" in self.text:
+            return f"{N} * {self.text['kBuckets']}"
+        return str(N * HIST)
+
     def code(self):
         n = self.name
         N = len(self.stages)
@@ -575,7 +635,8 @@ class PipelineProgram:
                      "item.\n"
                      f"constexpr int {n}_kRoots = {self.roots};\n"
                      f"constexpr int {n}_kHist = {N};\n"
-                     f"constexpr int {n}_kVisits = {n}_kHist + {N * HIST};\n"
+                     f"constexpr int {n}_kVisits = {n}_kHist + "
+                     f"{self.visits_offset()};\n"
                      f"constexpr int {n}_kFirst = {n}_kVisits + "
                      f"{n}_kRoots * {N};\n"
                      f"constexpr int {n}_kSize = {n}_kFirst + {n}_kRoots;")
@@ -631,7 +692,7 @@ class PipelineProgram:
     def run_text(self):
         n = self.name
         threads = self.entry_threads()
-        B = self.block
+        B = self.text.get("kBlock", str(self.block))
         lines = [f"static void run_{n}(difftest::Rng &rng, "
                  "difftest::Check &check) {",
                  f"  const int n = {n}_kRoots;",
@@ -685,8 +746,9 @@ class PipelineProgram:
         args = ["seedData", "n"]
         if self.reach == "item":
             args += ["accData", "deepestData"]
-        grid = (f"(n * {threads} + {B - 1}) / {B}" if threads > 1 else
-                f"(n + {B - 1}) / {B}")
+        items = f"n * {threads}" if threads > 1 else "n"
+        grid = (f"({items} + {B} - 1) / {B}" if "kBlock" in self.text else
+                f"({items} + {int(B) - 1}) / {B}")
         pragma = " ".join(["#pragma cuda_rewrite pipeline"] + self.clauses)
         lines += [f"  for (int rep = 0; rep < {self.reps}; ++rep) {{",
                   pragma,
@@ -723,9 +785,11 @@ class PipelineProgram:
         return "\n".join(lines)
 
 
-def generate(rng: random.Random, name: str) -> Program:
+def generate(rng: random.Random, name: str,
+             spell: Spelling = None) -> Program:
     p = PipelineProgram(rng, name)
-    code = p.code()
+    p.spell_constants(spell or Spelling(name))
+    code = p.spell.apply(p.code())
     widths = " ".join(("w" if s.shuffle else str(s.width)) for s in p.stages)
     edges = sorted({e.kind for s in p.stages for e in s.edges})
     traits = {"stages": str(len(p.stages)), "widths": widths,
@@ -736,4 +800,6 @@ def generate(rng: random.Random, name: str) -> Program:
               "hybrid": "yes" if p.hybrid else "no"}
     if p.refusal:
         traits["refusal"] = p.refusal
-    return Program(name, code, traits)
+    if p.spell.on:
+        traits["spelled"] = p.spell.style
+    return Program(name, code, traits, p.spell.knobs)

@@ -34,13 +34,19 @@ fire-and-forget stream, dynamic shared memory, blockIdx in the body under
 aggregate(n), a launch in a macro); they still check their results.
 
 Every output is an integer, checked exactly against the host running the
-same chain link after link."""
+same chain link after link.
+
+Spelled programs (common.Spelling) name the link's block size and items per
+thread (where no literal repeats them), the element count, the histogram's
+counters and the in-place chain's modulus, as macros with defaults. A -D
+may give a larger block or more items (never more links than the device
+nests), fewer elements, other counters and another modulus."""
 
 import random
 import re
 
 from .aggregate import fold_lines
-from .common import Program, Variant, strip_pragmas
+from .common import Program, Spelling, Variant, fewer, strip_pragmas
 
 PASS = "promote"
 
@@ -135,6 +141,29 @@ class Chain:
         K = f"{name}_kBlock"
         self.K, self.C = K, f"{name}_kChunk"
         self.kname = f"{name}_{self.kind}"
+        self.spell, self.text = Spelling(name), {}
+
+    def spell_constants(self, spell):
+        """Spells the chain's constants (common.Spelling), with the values
+        a -D may give them, drawn from the spelling's own stream."""
+        self.spell = spell
+        if not spell.on:
+            return
+        r = spell.rng
+        # A larger block or more items per thread: fewer links. Not where
+        # a launch writes the block as a literal.
+        literal = "literal" in (self.self_block, self.host_block)
+        blocks = [b for b in (48, 64, 96, 128, 160, 192, 256, 384, 512)
+                  if b > self.block and not literal]
+        spell("kBlock", str(self.block),
+              r.sample(blocks, min(2, len(blocks))))
+        # One item per thread is code without a loop over kItems.
+        spell("kItems", str(self.items),
+              range(self.items + 1, 5) if self.items > 1 else [])
+        spell("kHist", "13", r.sample([5, 31, 64], 2))
+        self.text["N"] = spell("N", str(self.n), fewer(r, self.n))
+        self.text["kMod"] = spell("kMod", str(self.modulus),
+                                  [31, 97, 211, 499])
 
     # ---- pieces ----------------------------------------------------------
 
@@ -401,13 +430,13 @@ class Chain:
         return params, body
 
     def kernel_inplace(self):
-        n, K = self.name, self.K
+        n, K, M = self.name, self.K, self.modulus_text()
         params = ["int *data", "int n", "int chunk", "int carry"]
         args = ["data", "n", "chunk + 1", "v % 1000"]
         body = [f"  const int i = chunk * {K} + threadIdx.x;"]
         body += self.prologue_extras()
         body += ["  const int v = i < n ? data[i] + carry : 0;",
-                 f"  const int stop = __syncthreads_or(v % {self.modulus} == "
+                 f"  const int stop = __syncthreads_or(v % {M} == "
                  "1);"]
         body += self.launch_block(args, f"!stop && (chunk + 1) * {K} < n")
         body += ["  if (i < n)", "    data[i] = v / 2;"]
@@ -533,7 +562,7 @@ class Chain:
                     f"    for (int t = 0; t < {K}; ++t) {{",
                     f"      const int i = chunk * {K} + t;",
                     "      const int v = i < n ? want[i] + carry : 0;",
-                    f"      stop = stop || v % {self.modulus} == 1;",
+                    f"      stop = stop || v % {self.modulus_text()} == 1;",
                     f"      if (t == {self.launcher()})", "        first = v;",
                     "      if (i < n)", "        want[i] = v / 2;", "    }",
                     f"    if (stop || (chunk + 1) * {K} >= n)", "      break;",
@@ -626,14 +655,15 @@ class Chain:
             if text.count(const) == 1:
                 text = re.sub(r"^constexpr int " + const + r" .*\n", "",
                               text, flags=re.M)
-        return fold_lines(re.sub(r"^ +#", "#", text, flags=re.M))
+        return fold_lines(self.spell.apply(re.sub(r"^ +#", "#", text,
+                                                  flags=re.M)))
 
     def run(self):
         n, k, C = self.name, self.kind, self.C
         blk = str(self.block) if self.host_block == "literal" else self.K
         lines = [f"static void run_{n}(difftest::Rng &rng, "
                  "difftest::Check &check) {",
-                 f"  const int n = {self.n};"]
+                 f"  const int n = {self.text.get('N', self.n)};"]
         if k == "range":
             lines.append("  const int scale = int(rng.integer(1, 5));")
         hi = 99 if k in ("scan",) else 999
@@ -711,6 +741,9 @@ class Chain:
         lines.append("}")
         return "\n".join(lines)
 
+    def modulus_text(self):
+        return self.text.get("kMod", str(self.modulus))
+
     def describe(self):
         links = (self.n.bit_length() if self.kind == "grow" else
                  -(-self.n // self.chunk))
@@ -741,6 +774,12 @@ def fold(head, params):
     return "\n".join(lines)
 
 
-def generate(rng: random.Random, name: str) -> Program:
+def generate(rng: random.Random, name: str,
+             spell: Spelling = None) -> Program:
     c = Chain(rng, name)
-    return Program(name, c.code(), c.describe())
+    c.spell_constants(spell or Spelling(name))
+    code = c.code()
+    traits = c.describe()
+    if c.spell.on:
+        traits["spelled"] = c.spell.style
+    return Program(name, code, traits, c.spell.knobs)

@@ -1,11 +1,18 @@
 """Stencils and convolutions for the systolic pass (SSAM): random shapes,
 radii, weight sources, index styles, element types, guards and sizes that
 are not multiples of the tile. Some programs carry a feature the pass must
-refuse (a bias, an integer type, a guard on a flag); they still check."""
+refuse (a bias, an integer type, a guard on a flag); they still check.
+
+Spelled programs (common.Spelling) name their sizes (W, H, D: in the host
+code, and in the kernel instead of a parameter for some), block shape,
+guard margins and some weights: other sizes, blocks, wider margins and
+other exact weights keep the program valid and self-checking."""
 
 import random
+import re
 
-from .common import Program, Variant, c_float, set_clause, strip_pragmas
+from .common import (Program, Spelling, Variant, block_others, c_float,
+                     set_clause, strip_pragmas)
 
 PASS = "systolic"
 VARIANTS = [
@@ -83,8 +90,9 @@ def offset_sum(parts):
 
 
 class Stencil:
-    def __init__(self, rng, name):
+    def __init__(self, rng, name, spell=None):
         self.rng, self.name = rng, name
+        self.spell = spell or Spelling(name)
         self.dims = 3 if rng.random() < 0.2 else 2
         self.ctype = rng.choices(["float", "double", "int"], [6, 3, 1])[0]
         self.taps = tap_set(rng, self.dims)
@@ -155,14 +163,71 @@ class Stencil:
                                  [7, 1.5, 1.5])[0]
         if self.index in ("md", "rows"):
             self.coord = "int"
+        self.spell_constants()
+
+    def spell_constants(self):
+        """The texts of the spelled constants (`self.text`: key -> name) and
+        the dimensions the kernel reads by name instead of a parameter
+        (`self.named`). Draws only from the spelling's own stream."""
+        sp, self.text, self.named = self.spell, {}, set()
+        if not sp.on:
+            return
+        r, T = sp.rng, self.ctype
+        W, H, D = self.size
+        (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
+        lz, hz = self.margins[2] if self.dims == 3 else (0, 0)
+        # Sizes: any that leaves a point to write (small enough for the
+        # host reference of a 3-D stencil).
+        big = (1100, 300) if self.dims == 2 else (160, 48)
+        if self.index == "md":
+            others_w = [str(v) for v in r.sample(
+                [64, 96, 128, 200, 256, 333, 512], 2)]
+        else:
+            others_w = [str(r.randint(lx + hx + 4, big[0])),
+                        str(4 * r.randint(lx + hx + 4, big[0]) // 4)]
+        self.text["W"] = sp("W", str(W), others_w)
+        self.text["H"] = sp("H", str(H), [str(r.randint(ly + hy + 3, big[1]))
+                                           for _ in range(2)])
+        if self.dims == 3:
+            self.text["D"] = sp("D", str(D), [str(r.randint(lz + hz + 2, 36))
+                                               for _ in range(2)])
+        # The row stride (and the bounds) as a compile-time constant in the
+        # kernel: the md form's row type names it already.
+        if self.index == "md" or r.random() < 0.6:
+            self.named.add("W")
+        for dim in ("H", "D")[:self.dims - 1]:
+            if r.random() < 0.4:
+                self.named.add(dim)
+        if r.random() < 0.5:
+            others = block_others(self.block, [[16, 32, 64, 128],
+                                               [1, 2, 4, 8], [1]]
+                                  if self.dims == 2 else
+                                  [[32, 64], [2, 4, 8], [1, 2]])
+            for axis, key in enumerate(["BX", "BY", "BZ"]):
+                self.text[key] = sp(key, str(self.block[axis]), others[axis])
+        if r.random() < 0.35:
+            # Wider margins: fewer points written, every read still inside.
+            for key, value in (("LX", lx), ("HX", hx), ("LY", ly),
+                               ("HY", hy)):
+                self.text[key] = sp(key, str(value), [str(value + d) for d
+                                                      in (1, 2, 4)])
+        if r.random() < 0.6:
+            for k in sorted(r.sample(range(len(self.taps)),
+                                     min(3, len(self.taps)))):
+                self.text[f"c{k}"] = sp(
+                    f"wt{k}", self.literal(self.weights[k]),
+                    [self.literal(weight_value(r, T)) for _ in range(2)],
+                    ctype=T)
+
+    def literal(self, w):
+        return str(w) if self.ctype == "int" else c_float(w, self.ctype)
 
     # ---- kernel ----------------------------------------------------------
 
     def weight_expr(self, k):
         n, w = self.name, self.weights[k]
         if self.source == "literal":
-            return (str(w) if self.ctype == "int"
-                    else c_float(w, self.ctype))
+            return self.text.get(f"c{k}", self.literal(w))
         if self.source in ("param", "local"):
             return f"c{k}"
         if self.source in ("global", "cscalar"):
@@ -211,11 +276,14 @@ class Stencil:
             params.append(f"const {T} *{R} w".replace("* ", "*"))
         if self.flag_guard:
             params.append("int flag")
+        # Dimensions read by name are no parameters.
+        params = [q for q in params
+                  if q not in {f"int {dim}" for dim in self.named}]
         lines = []
         if self.source == "constant":
             lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
         for k, w in enumerate(self.weights):
-            lit = str(w) if T == "int" else c_float(w, T)
+            lit = self.text.get(f"c{k}", self.literal(w))
             if self.source == "global":
                 lines.append(f"constexpr {T} {n}_c{k} = {lit};")
             elif self.source == "cscalar":
@@ -233,6 +301,9 @@ class Stencil:
         limits = ["W", "H", "D"]
         conds = []
         for a, (lo, hi) in zip(range(self.dims), self.margins):
+            # A spelled margin is written even where it is 0.
+            lo = self.text.get("L" + "XYZ"[a], lo or None)
+            hi = self.text.get("H" + "XYZ"[a], hi or None)
             if lo:
                 conds.append(f"{axes[a]} < {lo}" if self.guard == "return"
                              else f"{axes[a]} >= {lo}")
@@ -253,7 +324,7 @@ class Stencil:
             body_indent = "    "
         if self.source == "local":
             for k, w in enumerate(self.weights):
-                lit = str(w) if T == "int" else c_float(w, T)
+                lit = self.text.get(f"c{k}", self.literal(w))
                 lines.append(f"{body_indent}const {T} c{k} = {lit};")
         if self.index == "ivar" and self.source != "filter":
             idx = ("y * W + x" if self.dims == 2 else "(z * H + y) * W + x")
@@ -286,17 +357,26 @@ class Stencil:
         if self.guard == "if":
             lines.append("  }")
         lines.append("}")
-        return "\n".join(lines)
+        text = "\n".join(lines)
+        for dim in sorted(self.named):
+            text = re.sub(r"\b" + dim + r"\b", self.text[dim], text)
+        return text
 
     # ---- host ------------------------------------------------------------
 
+    def blocks(self, size, key, threads):
+        """Blocks along an axis of `size` points."""
+        if key in self.text:
+            return f"({size} + {self.text[key]} - 1) / {self.text[key]}"
+        return f"({size} + {threads - 1}) / {threads}"
+
     def host(self):
-        n, T = self.name, self.ctype
-        W, H, D = self.size
+        n, T, t = self.name, self.ctype, self.text
+        W, H, D = (t.get(k, str(v)) for k, v in zip("WHD", self.size))
         bx, by, bz = self.block
         count = "W * H" + (" * D" if self.dims == 3 else "")
-        args = ["in.data()", "out.data()", "W", "H"] + (
-            ["D"] if self.dims == 3 else [])
+        args = ["in.data()", "out.data()"] + [
+            dim for dim in "WHD"[:self.dims] if dim not in self.named]
         lines = [f"static void run_{n}(difftest::Rng &rng, "
                  "difftest::Check &check) {",
                  f"  const int W = {W}, H = {H}, D = {D};",
@@ -304,8 +384,8 @@ class Stencil:
                  "  rng.fill(in.Host, " + ("-100, 100" if T == "int"
                                            else "-1.0, 1.0") + ");",
                  "  in.upload();", "  out.poison();"]
-        wlist = ", ".join(str(w) if T == "int" else c_float(w, T)
-                          for w in self.weights)
+        wlist = ", ".join(t.get(f"c{k}", self.literal(w))
+                          for k, w in enumerate(self.weights))
         lines.append(f"  const {T} weights[{len(self.weights)}] = {{{wlist}}};")
         if self.source == "param":
             args += [f"weights[{k}]" for k in range(len(self.weights))]
@@ -326,16 +406,20 @@ class Stencil:
             args.append("w.data()")
         if self.flag_guard:
             args.append("1")
-        lines += [f"  dim3 block({bx}, {by}, {bz});",
-                  f"  dim3 grid((W + {bx - 1}) / {bx}, (H + {by - 1}) / {by}"
-                  + (f", (D + {bz - 1}) / {bz}" if self.dims == 3 else "")
-                  + ");",
+        lines += [f"  dim3 block({t.get('BX', bx)}, {t.get('BY', by)}, "
+                  f"{t.get('BZ', bz)});",
+                  f"  dim3 grid({self.blocks('W', 'BX', bx)}, "
+                  f"{self.blocks('H', 'BY', by)}"
+                  + (f", {self.blocks('D', 'BZ', bz)}" if self.dims == 3
+                     else "") + ");",
                   f"  {n}_stencil<<<grid, block{self.launch_tail}>>>"
                   f"({', '.join(args)});",
                   "  DIFFTEST_CUDA(cudaGetLastError());",
                   f"  const std::vector<{T}> &got = out.download();"]
         taps = ", ".join(f"{{{dx}, {dy}, {dz}}}" for dx, dy, dz in self.taps)
         (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
+        lx, hx, ly, hy = (t.get(k, v) for k, v in (
+            ("LX", lx), ("HX", hx), ("LY", ly), ("HY", hy)))
         lz, hz = self.margins[2] if self.dims == 3 else (0, 0)
         exact = T == "int"
         want_t = "long long" if exact else "difftest::Approx"
@@ -382,8 +466,9 @@ def plus_text(base, offset_text):
             else f"{base} + {offset_text}")
 
 
-def generate(rng: random.Random, name: str) -> Program:
-    s = Stencil(rng, name)
+def generate(rng: random.Random, name: str,
+             spell: Spelling = None) -> Program:
+    s = Stencil(rng, name, spell)
     traits = {"dims": str(s.dims), "type": s.ctype, "taps": str(len(s.taps)),
               "weights": s.source, "index": s.index,
               "clauses": " ".join(s.clauses) or "-"}
@@ -391,4 +476,7 @@ def generate(rng: random.Random, name: str) -> Program:
         traits["refusal"] = "bias"
     if s.flag_guard:
         traits["refusal"] = "flag guard"
-    return Program(name, s.kernel() + "\n\n" + s.host(), traits)
+    code = s.spell.apply(s.kernel() + "\n\n" + s.host())
+    if s.spell.on:
+        traits["spelled"] = s.spell.style
+    return Program(name, code, traits, s.spell.knobs)
