@@ -11,6 +11,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace clang;
 using namespace llvm;
@@ -35,11 +36,47 @@ enum class ClauseArgs {
   Text, ///< `config(tune.json)` or `config("tune.json")`.
 };
 
+/// The integers a clause accepts, beyond their form: "" when \p Values
+/// (the clause's integer arguments, in order) are all in range, else what
+/// the range is. Checked at the pragma, so that a value no kernel could
+/// take is an error where it is written.
+using ValueCheck = std::string (*)(ArrayRef<unsigned> Values);
+
 struct ClauseSpec {
   llvm::StringLiteral Name;
   ClauseArgs Args;
   ArrayRef<llvm::StringLiteral> Choices = {};
+  ValueCheck Check = nullptr;
 };
+
+std::string rowsPerThread(ArrayRef<unsigned> V) {
+  return V[0] <= 64 ? "" : "takes 1..64 rows per thread";
+}
+std::string threadsPerBlock(ArrayRef<unsigned> V) {
+  return V[0] % 32 == 0 && V[0] <= 1024
+             ? ""
+             : "takes a multiple of 32 between 32 and 1024 threads per block";
+}
+std::string columnsPerLane(ArrayRef<unsigned> V) {
+  return V[0] == 1 || V[0] == 2 || V[0] == 4
+             ? ""
+             : "takes 1, 2 or 4 columns per lane (a vector of at most 16 "
+               "bytes)";
+}
+std::string blocksPerPool(ArrayRef<unsigned> V) {
+  return V[0] <= 65535 ? "" : "takes 1..65535 blocks per pool";
+}
+std::string groupSize(ArrayRef<unsigned> V) {
+  return llvm::isPowerOf2_32(V[0]) && V[0] <= 256
+             ? ""
+             : "takes a power of two up to 256 threads";
+}
+std::string warpTile(ArrayRef<unsigned> V) {
+  return V[0] <= 8 && V[1] <= 64 && (V.size() < 3 || V[2] <= 32)
+             ? ""
+             : "takes x (points per lane along x) in 1..8, y (rows per "
+               "warp) in 1..64 and w (warps per block) in 1..32";
+}
 
 struct DirectiveSpec {
   DirectiveKind Kind;
@@ -54,15 +91,19 @@ const llvm::StringLiteral Models[] = {"auto",   "rtc",  "kbk",   "megakernel",
 
 const ClauseSpec AggregateClauses[] = {
     {"granularity", ClauseArgs::OneOf, Granularities}};
-const ClauseSpec PromoteClauses[] = {{"aggregate", ClauseArgs::PositiveInt},
-                                     {"overlap", ClauseArgs::None}};
-const ClauseSpec SystolicClauses[] = {{"p", ClauseArgs::PositiveInt},
-                                      {"block", ClauseArgs::PositiveInt},
-                                      {"vector", ClauseArgs::PositiveInt},
-                                      {"z", ClauseArgs::OneOf, ZForms}};
-const ClauseSpec FuseClauses[] = {{"tile", ClauseArgs::AutoOrIntPair},
-                                  {"hybrid", ClauseArgs::AutoOrFraction}};
-const ClauseSpec StageClauses[] = {{"threads", ClauseArgs::PositiveInt}};
+const ClauseSpec PromoteClauses[] = {
+    {"aggregate", ClauseArgs::PositiveInt, {}, blocksPerPool},
+    {"overlap", ClauseArgs::None}};
+const ClauseSpec SystolicClauses[] = {
+    {"p", ClauseArgs::PositiveInt, {}, rowsPerThread},
+    {"block", ClauseArgs::PositiveInt, {}, threadsPerBlock},
+    {"vector", ClauseArgs::PositiveInt, {}, columnsPerLane},
+    {"z", ClauseArgs::OneOf, ZForms}};
+const ClauseSpec FuseClauses[] = {
+    {"tile", ClauseArgs::AutoOrIntPair, {}, warpTile},
+    {"hybrid", ClauseArgs::AutoOrFraction}};
+const ClauseSpec StageClauses[] = {
+    {"threads", ClauseArgs::PositiveInt, {}, groupSize}};
 const ClauseSpec PipelineClauses[] = {{"model", ClauseArgs::OneOf, Models},
                                       {"config", ClauseArgs::Text}};
 
@@ -148,6 +189,7 @@ private:
   std::optional<PragmaClause> parseClause(const DirectiveSpec &Spec);
   std::vector<std::string> parseArgs();
   void checkArgs(const ClauseSpec &Spec, const PragmaClause &Clause);
+  void checkValues(const ClauseSpec &Spec, const PragmaClause &Clause);
 
   Preprocessor &PP;
   Token Tok;
@@ -281,6 +323,8 @@ void PragmaLineParser::checkArgs(const ClauseSpec &Spec,
   case ClauseArgs::PositiveInt:
     if (Args.size() != 1 || !IsPositiveInt(Args[0]))
       error(Clause.Loc, "clause '%0' takes a positive integer", {Clause.Name});
+    else
+      checkValues(Spec, Clause);
     return;
   case ClauseArgs::AutoOrIntPair:
     if (!(Args.size() == 1 && Args[0] == "auto") &&
@@ -289,6 +333,8 @@ void PragmaLineParser::checkArgs(const ClauseSpec &Spec,
       error(Clause.Loc,
             "clause '%0' takes 'auto' or two or three positive integers",
             {Clause.Name});
+    else if (Args[0] != "auto")
+      checkValues(Spec, Clause);
     return;
   case ClauseArgs::AutoOrFraction: {
     double V;
@@ -303,6 +349,25 @@ void PragmaLineParser::checkArgs(const ClauseSpec &Spec,
     return;
   }
   }
+}
+
+/// Runs \p Spec's range check on integer arguments the form check passed.
+void PragmaLineParser::checkValues(const ClauseSpec &Spec,
+                                   const PragmaClause &Clause) {
+  if (!Spec.Check)
+    return;
+  SmallVector<unsigned, 3> Values;
+  for (const std::string &Arg : Clause.Args) {
+    unsigned V;
+    if (StringRef(Arg).getAsInteger(10, V))
+      return error(Clause.Loc, "clause '%0(%1)' is out of range",
+                   {Clause.Name, join(Clause.Args, ", ")});
+    Values.push_back(V);
+  }
+  std::string Why = Spec.Check(Values);
+  if (!Why.empty())
+    error(Clause.Loc, "clause '%0(%1)' is out of range: '%0' %2",
+          {Clause.Name, join(Clause.Args, ", "), Why});
 }
 
 } // namespace

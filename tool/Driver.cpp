@@ -26,6 +26,33 @@ int fail(int Code, const Twine &Message) {
   return Code;
 }
 
+/// What a run of several files did, for the line that closes it.
+struct RunSummary {
+  unsigned Files = 0, Failed = 0, Unchanged = 0;
+  RewriteCounts Counts;
+
+  void add(const FileResult &R) {
+    ++Files;
+    Counts.Rewritten += R.Counts.Rewritten;
+    Counts.Refused += R.Counts.Refused;
+    if (R.Failed)
+      ++Failed;
+    else if (R.Output.Rewritten == R.Output.Original)
+      ++Unchanged;
+  }
+
+  /// "3 files: 4 rewritten candidates, 1 refused, 1 unchanged[, 1 failed]".
+  std::string line() const {
+    std::string Text =
+        std::to_string(Files) + " files: " + std::to_string(Counts.Rewritten) +
+        " rewritten candidates, " + std::to_string(Counts.Refused) +
+        " refused, " + std::to_string(Unchanged) + " unchanged";
+    if (Failed)
+      Text += ", " + std::to_string(Failed) + " failed";
+    return Text;
+  }
+};
+
 /// Processes every file, \p Jobs at a time; results keep input order.
 std::vector<FileResult>
 processAll(const ToolOptions &Opts,
@@ -80,8 +107,10 @@ int runCudaRewrite(int Argc, const char **Argv) {
 
   bool AnyFailed = false;
   std::vector<RewrittenFile> Rewritten;
+  RunSummary Summary;
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
+    Summary.add(R);
     errs() << R.Diagnostics;
     if (Opts.Verbose) {
       errs() << Files[I] << ": host-side parse "
@@ -105,6 +134,8 @@ int runCudaRewrite(int Argc, const char **Argv) {
     if (Error E = writeOutputs(Opts, Rewritten, outs()))
       return fail(ExitFailed, toString(std::move(E)));
   outs().flush();
+  if (Files.size() > 1 && !Opts.List)
+    errs() << "cuda-rewrite: " << Summary.line() << "\n";
   return AnyFailed ? ExitFailed : ExitOk;
 }
 

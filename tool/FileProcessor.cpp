@@ -17,6 +17,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include <chrono>
 
 using namespace clang;
@@ -33,6 +34,7 @@ struct SideOutput {
   std::vector<unsigned> PragmaOffsets;
   std::vector<ListEntry> Listing;
   tooling::Replacements Edits;
+  RewriteCounts Counts;
   std::string MainFileText;
 };
 
@@ -106,9 +108,13 @@ public:
         return reportError(Diags, P.HashLoc,
                            "cannot remove this pragma: " +
                                toString(std::move(E)));
-    Remarks Remark(Diags, Opts.Remarks);
+    Remarks Remark(Diags, {Opts.Remarks, Opts.Auto, Opts.WarningsAsErrors});
     PassContext Context{Ctx, Settings.Gpu, Edits, Remark};
-    if (!runPasses(Context, Candidates, PassOpts))
+    if (!Settings.OnlyIn)
+      reportUnusedPragmas(Context, Attached, Candidates, PassOpts, Regions);
+    bool Ran = runPasses(Context, Candidates, PassOpts);
+    Out.Counts = Remark.counts();
+    if (!Ran)
       return;
     Expected<tooling::Replacements> Final = Edits.finalize();
     if (!Final)
@@ -196,7 +202,12 @@ SideOutput runSide(const ToolOptions &Opts,
   SideSettings Settings{Opts, Gpu, DiagStream, OnlyIn};
   SideOutput Out;
   FirstCommandDatabase FirstOnly(DB);
-  tooling::ClangTool Tool(FirstOnly, {Path.str()});
+  // A file system of its own: ClangTool enters each compile command's
+  // directory, and on the process-wide one that is chdir(), which would move
+  // every other thread's relative paths (inputs, --output-dir, -o) with it.
+  tooling::ClangTool Tool(FirstOnly, {Path.str()},
+                          std::make_shared<PCHContainerOperations>(),
+                          vfs::createPhysicalFileSystem());
   Tool.clearArgumentsAdjusters();
   Tool.appendArgumentsAdjuster(commandAdjuster(Opts, Toolchain, Side));
   Tool.setPrintErrorMessage(false);
@@ -212,6 +223,17 @@ SideOutput runSide(const ToolOptions &Opts,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   return Out;
+}
+
+/// The directory of \p File's compile command when it does not exist, else
+/// "": ClangTool would stop the whole process with a fatal error entering
+/// it.
+std::string missingCommandDirectory(const tooling::CompilationDatabase &DB,
+                                    StringRef File) {
+  std::vector<tooling::CompileCommand> Commands = DB.getCompileCommands(File);
+  if (Commands.empty() || sys::fs::is_directory(Commands.front().Directory))
+    return "";
+  return Commands.front().Directory;
 }
 
 /// Adds the device side's edits to the host side's; an edit both made is
@@ -244,6 +266,14 @@ FileResult processFile(const ToolOptions &Opts,
     Result.Diagnostics = "error: no such file: '" + Path.str() + "'\n";
     return Result;
   }
+  if (std::string Missing = missingCommandDirectory(DB, Absolute);
+      !Missing.empty()) {
+    Result.Failed = true;
+    Result.Diagnostics = Path.str() +
+                         ": error: the compile command's directory '" +
+                         Missing + "' does not exist\n";
+    return Result;
+  }
 
   SideOutput Host =
       runSide(Opts, DB, Toolchain, Gpu, Path, CudaSide::Host, nullptr,
@@ -253,6 +283,7 @@ FileResult processFile(const ToolOptions &Opts,
     return Result;
   }
   Result.Listing = std::move(Host.Listing);
+  Result.Counts = Host.Counts;
   tooling::Replacements Edits = std::move(Host.Edits);
 
   if (!Host.ArchRegions.empty()) {
@@ -264,6 +295,8 @@ FileResult processFile(const ToolOptions &Opts,
       Result.Failed = true;
       return Result;
     }
+    Result.Counts.Rewritten += Device.Counts.Rewritten;
+    Result.Counts.Refused += Device.Counts.Refused;
     for (ListEntry &Entry : Device.Listing)
       if (!llvm::any_of(Result.Listing, [&](const ListEntry &E) {
             return E.Offset == Entry.Offset && E.Text == Entry.Text;

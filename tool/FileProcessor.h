@@ -12,6 +12,7 @@
 #define CUDA_REWRITE_TOOL_FILEPROCESSOR_H
 
 #include "analysis/GpuSpec.h"
+#include "rewriters/common/Remarks.h"
 #include "tool/CompilerArgs.h"
 #include "tool/ListPrinter.h"
 #include "tool/Options.h"
@@ -26,6 +27,8 @@ struct FileResult {
   std::string Diagnostics;
   RewrittenFile Output;
   std::vector<ListEntry> Listing;
+  /// Candidates rewritten and refused, over both parses.
+  RewriteCounts Counts;
   double HostParseSeconds = 0, DeviceParseSeconds = 0;
   bool ParsedDeviceSide = false;
 };

@@ -32,8 +32,6 @@ static std::string plannedRewrite(ASTContext &Ctx, const Candidate &C,
   const auto *Block = dyn_cast_or_null<CompoundStmt>(C.Statement);
   if (passFor(C.Kind) == PassId::Fuse && Block && C.Function) {
     FuseClauses Clauses = parseFuseClauses(C);
-    if (!Clauses.Error.empty())
-      return Text + ": " + Clauses.Error;
     StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
     std::string Why;
     FusePlan Plan = planFusion(

@@ -83,6 +83,11 @@ cl::opt<bool>
                 cl::desc("Explain every candidate: rewritten (how, why) or "
                          "not (the reason)"),
                 cl::cat(Category));
+cl::opt<bool> WarningsAsErrors(
+    "warnings-as-errors",
+    cl::desc("Make a refused annotated candidate (-Wcuda-rewrite-refused) "
+             "an error: the file fails and nothing is written for it"),
+    cl::cat(Category));
 cl::opt<bool> Auto("auto",
                    cl::desc("Also rewrite unannotated candidates proven legal"),
                    cl::cat(Category));
@@ -115,7 +120,8 @@ cl::opt<std::string>
 cl::opt<unsigned> Jobs("j",
                        cl::desc("Files processed in parallel (default: one "
                                 "per core)"),
-                       cl::value_desc("N"), cl::init(0), cl::cat(Category));
+                       cl::value_desc("N"), cl::init(0), cl::Prefix,
+                       cl::cat(Category));
 cl::opt<bool> Verbose("verbose",
                       cl::desc("Print how long each file took to parse"),
                       cl::cat(Category));
@@ -165,6 +171,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.ExportFixes = ExportFixes;
   Opts.List = List;
   Opts.Remarks = RemarksFlag;
+  Opts.WarningsAsErrors = WarningsAsErrors;
   Opts.Auto = Auto;
   Opts.Only = Only;
   Opts.Disable = Disable;

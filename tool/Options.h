@@ -34,6 +34,8 @@ struct ToolOptions {
   std::string ExportFixes;
   bool List = false;
   bool Remarks = false;
+  /// A refused annotated candidate is an error, not a warning.
+  bool WarningsAsErrors = false;
   bool Auto = false;
   std::string Only, Disable;
   std::string AggregateGranularity; ///< Overrides the pragmas' when set.

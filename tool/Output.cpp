@@ -4,6 +4,7 @@
 #include "tool/UnifiedDiff.h"
 
 #include "clang/Tooling/ReplacementsYaml.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
@@ -124,8 +125,9 @@ Error copyOwnerAndMode(int FD, const sys::fs::file_status &Replaced,
 }
 
 /// Files written beside their targets and renamed into place only by
-/// commit(); whatever was not renamed is removed on destruction, so a
-/// failure leaves no temporary file behind.
+/// commit(); whatever was not renamed is removed on destruction, and so are
+/// the directories made for them that stayed empty, so a failure leaves no
+/// temporary file or new directory behind.
 class PendingFiles {
 public:
   PendingFiles() = default;
@@ -136,15 +138,14 @@ public:
       sys::fs::remove(Files[I].Temp);
       sys::DontRemoveFileOnSignal(Files[I].Temp);
     }
+    removeEmptyCreatedDirectories();
   }
 
   /// Writes \p W's contents to a temporary file beside \p Target.
   Error add(StringRef Target, const FileWrite &W) {
     StringRef Dir = sys::path::parent_path(Target);
-    if (!Dir.empty())
-      if (std::error_code EC = sys::fs::create_directories(Dir))
-        return createStringError(EC, "cannot create directory '%s': %s",
-                                 Dir.str().c_str(), EC.message().c_str());
+    if (Error E = createDirectories(Dir))
+      return E;
     sys::fs::file_status Replaced;
     bool Replaces = !sys::fs::status(Target, Replaced);
     // open() applies the umask to a new file's mode, as cp does; special
@@ -196,10 +197,44 @@ public:
   }
 
 private:
+  /// Creates \p Dir and its missing ancestors, remembering which were made.
+  Error createDirectories(StringRef Dir) {
+    std::vector<std::string> Missing;
+    for (StringRef D = Dir; !D.empty() && !sys::fs::exists(D);
+         D = sys::path::parent_path(D))
+      Missing.push_back(D.str());
+    if (Missing.empty())
+      return Error::success();
+    // All bits, less the umask, as mkdir -p gives (LLVM's default leaves
+    // out the other users' bits).
+    std::error_code EC = sys::fs::create_directories(
+        Dir, /*IgnoreExisting=*/true, sys::fs::all_all);
+    // Made before a failure, they are removed as well.
+    for (std::string &D : Missing)
+      if (sys::fs::is_directory(D))
+        CreatedDirs.push_back(std::move(D));
+    if (EC)
+      return createStringError(EC, "cannot create directory '%s': %s",
+                               Dir.str().c_str(), EC.message().c_str());
+    return Error::success();
+  }
+
+  /// Removes, deepest first, the directories this made that hold nothing:
+  /// after a failure, those of the files not renamed. Removing a directory
+  /// that is not empty fails, which keeps every file committed or not ours.
+  void removeEmptyCreatedDirectories() {
+    llvm::sort(CreatedDirs, [](const std::string &A, const std::string &B) {
+      return A.size() > B.size(); // A child's path is longer than its parent's.
+    });
+    for (const std::string &D : CreatedDirs)
+      (void)sys::fs::remove(D);
+  }
+
   struct Pending {
     std::string Temp, Target, Shown;
   };
   std::vector<Pending> Files;
+  std::vector<std::string> CreatedDirs;
   size_t Committed = 0;
 };
 
@@ -237,7 +272,63 @@ Error checkNoOutputBelowAnother(
   return Error::success();
 }
 
+/// Refuses an output of -o or --output-dir that is its own input: only -i
+/// may replace an input. Both a lexically equal path and another name of
+/// the same file (a link, `--output-dir .`) count.
+Error checkNotTheInput(StringRef Output, StringRef Input) {
+  bool Same = samePathKey(Output) == samePathKey(Input);
+  if (!Same)
+    (void)sys::fs::equivalent(Output, Input, Same);
+  if (!Same)
+    return Error::success();
+  return createStringError(inconvertibleErrorCode(),
+                           "the output '%s' is the input file '%s', which "
+                           "cuda-rewrite replaces only with -i",
+                           Output.str().c_str(), Input.str().c_str());
+}
+
+/// True if \p Path lies strictly below the directory \p Dir (both absolute
+/// and free of dots).
+bool isBelow(StringRef Path, StringRef Dir) {
+  std::string Prefix = Dir.str();
+  if (!sys::path::is_separator(Prefix.back()))
+    Prefix += sys::path::get_separator();
+  return Path.starts_with(Prefix) && Path.size() > Prefix.size();
+}
+
+/// The directory the inputs' paths are kept relative to under --output-dir
+/// with -p, whose files come with absolute paths: the database's directory
+/// where every input lies below it, else the deepest directory holding
+/// every input. Without -p: "" (paths as the user gave them).
+std::string outputDirBase(const ToolOptions &Opts,
+                          ArrayRef<RewrittenFile> Files) {
+  if (Opts.BuildPath.empty() || Files.empty())
+    return "";
+  std::string Database = samePathKey(Opts.BuildPath);
+  if (llvm::all_of(Files, [&](const RewrittenFile &F) {
+        return isBelow(F.AbsolutePath, Database);
+      }))
+    return Database;
+  std::string Root = sys::path::parent_path(Files.front().AbsolutePath).str();
+  for (const RewrittenFile &F : Files)
+    while (!Root.empty() && !isBelow(F.AbsolutePath, Root))
+      Root = sys::path::parent_path(Root).str();
+  return Root;
+}
+
 } // namespace
+
+std::string displayPath(StringRef Path) {
+  if (sys::path::is_relative(Path))
+    return Path.str();
+  SmallString<256> Cwd;
+  if (sys::fs::current_path(Cwd))
+    return Path.str();
+  std::string Key = samePathKey(Path);
+  if (!isBelow(Key, Cwd))
+    return Path.str();
+  return StringRef(Key).drop_front(Cwd.size()).ltrim("/").str();
+}
 
 Error writeFilesAtomically(ArrayRef<FileWrite> Writes, bool FollowSymlinks) {
   // Check every file before writing any, so that a refusal touches nothing.
@@ -304,9 +395,11 @@ Error writeOutputs(const ToolOptions &Opts, ArrayRef<RewrittenFile> Files,
     for (const RewrittenFile &F : Files)
       Stdout << F.Rewritten;
 
+  // Paths below the current directory are relative, so that `patch -p0`
+  // applies the diff of -p's absolute paths too.
   if (Opts.Diff)
     for (const RewrittenFile &F : Files)
-      Stdout << unifiedDiff(F.InputPath, F.Original, F.Rewritten);
+      Stdout << unifiedDiff(displayPath(F.InputPath), F.Original, F.Rewritten);
 
   // Every file goes through one writeFilesAtomically call, so that all are
   // checked before any is written.
@@ -322,20 +415,32 @@ Error writeOutputs(const ToolOptions &Opts, ArrayRef<RewrittenFile> Files,
   // output file gets its input's mode, as cp gives a copy.
   if (!Opts.OutputFile.empty() && !Files.empty()) {
     const RewrittenFile &F = Files.front();
-    if (!writeSpecialOutput(Opts.OutputFile, F.Rewritten, Stdout))
+    if (!writeSpecialOutput(Opts.OutputFile, F.Rewritten, Stdout)) {
+      if (Error E = checkNotTheInput(Opts.OutputFile, F.InputPath))
+        return E;
       Writes.push_back({Opts.OutputFile, F.Rewritten, F.InputPath, ""});
+    }
   }
 
-  if (!Opts.OutputDir.empty())
+  if (!Opts.OutputDir.empty()) {
+    std::string Base = outputDirBase(Opts, Files);
     for (const RewrittenFile &F : Files) {
-      std::string Path = outputDirPath(Opts.OutputDir, F.InputPath);
+      std::string Relative = Base.empty() ? F.InputPath
+                                          : StringRef(F.AbsolutePath)
+                                                .drop_front(Base.size())
+                                                .ltrim("/")
+                                                .str();
+      std::string Path = outputDirPath(Opts.OutputDir, Relative);
       if (Path.empty())
         return createStringError(inconvertibleErrorCode(),
                                  "'%s' names no file to write under "
                                  "--output-dir",
                                  F.InputPath.c_str());
+      if (Error E = checkNotTheInput(Path, F.InputPath))
+        return E;
       Writes.push_back({Path, F.Rewritten, F.InputPath, Opts.OutputDir});
     }
+  }
 
   if (Opts.InPlace)
     for (const RewrittenFile &F : Files)

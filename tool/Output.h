@@ -62,10 +62,18 @@ llvm::Error writeFilesAtomically(llvm::ArrayRef<FileWrite> Writes,
 /// file (`..`, `/`).
 std::string outputDirPath(llvm::StringRef Dir, llvm::StringRef InputPath);
 
+/// \p Path as a user's tools take it: relative to the current directory
+/// when it is an absolute path below it, else unchanged.
+std::string displayPath(llvm::StringRef Path);
+
 /// The edits of all files as one clang-apply-replacements document.
 std::string exportFixesYaml(llvm::ArrayRef<RewrittenFile> Files);
 
-/// Emits every output mode \p Opts asks for. \p Stdout receives the
+/// Emits every output mode \p Opts asks for. No output of -o or
+/// --output-dir may be its input (only -i replaces inputs). With -p, files
+/// under --output-dir keep their paths relative to the database's directory
+/// when all inputs lie below it, else relative to the deepest directory
+/// holding them all. \p Stdout receives the
 /// rewritten text (default mode) or the diffs.
 llvm::Error writeOutputs(const ToolOptions &Opts,
                          llvm::ArrayRef<RewrittenFile> Files,

@@ -121,7 +121,7 @@ private:
   //===--------------------------------------------------------------------===//
 
   void refuse(const Candidate &C, const Twine &Reason) {
-    Context.Remark.refused(C.Loc, PassId::Aggregate, Reason);
+    Context.Remark.refused(C, PassId::Aggregate, Reason);
   }
 
   std::string text(SourceRange Range) const { return sourceText(Ctx, Range); }

@@ -109,7 +109,7 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
   for (const CallExpr *Call : Mallocs.Calls) {
     SourceLocation Loc = Call->getBeginLoc();
     if (Free) {
-      Context.Remark.refused(
+      Context.Remark.refusedPart(
           Loc, PassId::Aggregate,
           "device-side cudaMalloc not aggregated: this file frees device "
           "memory (line " +
@@ -120,9 +120,10 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
     }
     const Expr *Callee = Call->getCallee()->IgnoreImpCasts();
     if (Callee->getBeginLoc().isMacroID() || Callee->getEndLoc().isMacroID()) {
-      Context.Remark.refused(Loc, PassId::Aggregate,
-                             "device-side cudaMalloc not aggregated: the call "
-                             "is written in a macro");
+      Context.Remark.refusedPart(
+          Loc, PassId::Aggregate,
+          "device-side cudaMalloc not aggregated: the call "
+          "is written in a macro");
       continue;
     }
     std::string WhyNotBlock =
@@ -141,7 +142,7 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
           << toString(std::move(E));
       return false;
     }
-    Context.Remark.applied(
+    Context.Remark.appliedPart(
         Loc, PassId::Aggregate,
         Block ? std::string("device-side cudaMalloc aggregated at block "
                             "granularity: one heap allocation per block")

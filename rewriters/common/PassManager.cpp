@@ -53,9 +53,13 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
   std::vector<const Candidate *> AggregateSites, ChainKernels, StencilKernels,
       FuseBlocks, PipelineEntries, PipelineStages;
   for (const Candidate &C : Candidates) {
-    std::string Reason = reasonToSkip(C, Opts);
-    if (!Reason.empty()) {
-      Context.Remark.refused(C.Loc, passFor(C.Kind), Reason);
+    PassId Pass = passFor(C.Kind);
+    if (!Opts.Enabled.contains(Pass) || (!C.Annotation && !Opts.Auto)) {
+      Context.Remark.skipped(C, Pass, reasonToSkip(C, Opts));
+      continue;
+    }
+    if (std::string Reason = reasonToSkip(C, Opts); !Reason.empty()) {
+      Context.Remark.refused(C, Pass, Reason);
       continue;
     }
     // reasonToSkip() lets through only the passes that are implemented.
@@ -77,6 +81,85 @@ bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
          runSystolicPass(Context, StencilKernels, FuseBlocks) &&
          runFusePass(Context, FuseBlocks) &&
          runPipelinePass(Context, PipelineEntries, PipelineStages);
+}
+
+namespace {
+
+/// The pass a directive asks for; none for overlap_boundary, which marks a
+/// statement inside a promoted kernel.
+std::optional<PassId> passForDirective(DirectiveKind Kind) {
+  switch (Kind) {
+  case DirectiveKind::Aggregate:
+    return PassId::Aggregate;
+  case DirectiveKind::Promote:
+    return PassId::Promote;
+  case DirectiveKind::Systolic:
+    return PassId::Systolic;
+  case DirectiveKind::Fuse:
+    return PassId::Fuse;
+  case DirectiveKind::Stage:
+  case DirectiveKind::Pipeline:
+    return PassId::Pipeline;
+  case DirectiveKind::OverlapBoundary:
+    return std::nullopt;
+  }
+  llvm_unreachable("all directives handled");
+}
+
+/// Why a pragma that annotates no candidate has nothing to rewrite.
+std::string whyNothingToRewrite(const AttachedPragma &P) {
+  std::string Target =
+      P.targetFunction()
+          ? "kernel '" + P.targetFunction()->getNameAsString() + "'"
+          : std::string("the statement it precedes");
+  switch (P.Directive->Kind) {
+  case DirectiveKind::Aggregate:
+    return Target + " makes no device-side kernel launch";
+  case DirectiveKind::Promote:
+    return Target + " does not launch itself (promotion rewrites recursive "
+                    "kernels)";
+  case DirectiveKind::Fuse:
+    return "the block launches no chain of kernels that feed each other";
+  default:
+    return Target + " holds no candidate of this directive";
+  }
+}
+
+/// Whether \p P's target reaches into a __CUDA_ARCH__ block: the other
+/// side's parse finds its candidates there.
+bool targetsArchRegion(const AttachedPragma &P, const clang::ASTContext &Ctx,
+                       const CudaArchRegions &Regions) {
+  if (Regions.empty())
+    return false;
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  clang::SourceRange Range = P.TargetStmt ? P.TargetStmt->getSourceRange()
+                                          : P.TargetDecl->getSourceRange();
+  unsigned Begin = SM.getFileOffset(SM.getExpansionLoc(Range.getBegin()));
+  unsigned End = SM.getFileOffset(SM.getExpansionLoc(Range.getEnd()));
+  for (unsigned Offset = Begin; Offset <= End; ++Offset)
+    if (Regions.contains(Offset))
+      return true;
+  return false;
+}
+
+} // namespace
+
+void reportUnusedPragmas(PassContext &Context,
+                         llvm::ArrayRef<AttachedPragma> Pragmas,
+                         llvm::ArrayRef<Candidate> Candidates,
+                         const PassOptions &Opts,
+                         const CudaArchRegions &Regions) {
+  for (const AttachedPragma &P : Pragmas) {
+    std::optional<PassId> Pass = passForDirective(P.Directive->Kind);
+    if (!Pass || !Opts.Enabled.contains(*Pass) ||
+        llvm::any_of(
+            Candidates,
+            [&](const Candidate &C) { return C.Annotation == P.Directive; }) ||
+        targetsArchRegion(P, Context.Ctx, Regions))
+      continue;
+    Context.Remark.unusedPragma(P.Directive->HashLoc, *Pass,
+                                whyNothingToRewrite(P));
+  }
 }
 
 bool includeRuntimeHeader(PassContext &Context, llvm::StringRef Header,

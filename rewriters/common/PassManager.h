@@ -57,6 +57,16 @@ bool rewriteEach(PassContext &Context,
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts);
 
+/// Warns (-Wcuda-rewrite-refused) at each pragma of an enabled pass that
+/// annotates no candidate: `promote` on a kernel that does not launch
+/// itself, `aggregate` on code without device-side launches. Pragmas whose
+/// target reaches into \p Regions are left to the other side's parse.
+void reportUnusedPragmas(PassContext &Context,
+                         llvm::ArrayRef<AttachedPragma> Pragmas,
+                         llvm::ArrayRef<Candidate> Candidates,
+                         const PassOptions &Opts,
+                         const CudaArchRegions &Regions);
+
 /// Adds `#include "cuda_rewrite/<Header>.cuh"` on the line of the main
 /// file's first declaration (once, whichever passes ask: the edit's key is
 /// the header's). Returns false, having diagnosed it at \p Loc for \p Pass,

@@ -1,4 +1,4 @@
-//===- Remarks.cpp - --remarks: what each pass did and why ----------------===//
+//===- Remarks.cpp - What each pass did and why ---------------------------===//
 
 #include "rewriters/common/Remarks.h"
 
@@ -6,21 +6,75 @@ using namespace clang;
 
 namespace cuda_rewrite {
 
-void Remarks::emit(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
-  if (!Enabled)
+bool Remarks::seen(SourceLocation Loc, const llvm::Twine &Text) {
+  return !Reported.emplace(Loc.getRawEncoding(), Text.str()).second;
+}
+
+void Remarks::remark(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
+  if (!S.Remarks || seen(Loc, Text))
     return;
   unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Remark, "%0 [%1]");
   Diags.Report(Loc, ID) << Text.str() << passInfo(Pass).Name;
 }
 
-void Remarks::applied(SourceLocation Loc, PassId Pass,
-                      const llvm::Twine &Message) {
-  emit(Loc, Pass, "rewritten: " + Message);
+void Remarks::warn(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
+  if (seen(Loc, Text))
+    return;
+  // Reported at its own level rather than through clang's -Werror mapping,
+  // which would turn the user's own compiler warnings into errors too.
+  DiagnosticsEngine::Level Level = S.WarningsAsErrors
+                                       ? DiagnosticsEngine::Error
+                                       : DiagnosticsEngine::Warning;
+  std::string Flag =
+      (S.WarningsAsErrors ? "-Werror,-W" : "-W") + RefusedWarningFlag.str();
+  unsigned ID = Diags.getCustomDiagID(Level, "%0 [%1] [%2]");
+  Diags.Report(Loc, ID) << Text.str() << passInfo(Pass).Name << Flag;
 }
 
-void Remarks::refused(SourceLocation Loc, PassId Pass,
+void Remarks::applied(SourceLocation Loc, PassId Pass,
+                      const llvm::Twine &Message) {
+  ++Counts.Rewritten;
+  remark(Loc, Pass, "rewritten: " + Message);
+}
+
+void Remarks::appliedPart(SourceLocation Loc, PassId Pass,
+                          const llvm::Twine &Message) {
+  remark(Loc, Pass, "rewritten: " + Message);
+}
+
+void Remarks::refused(const Candidate &C, PassId Pass,
                       const llvm::Twine &Reason) {
-  emit(Loc, Pass, "not rewritten: " + Reason);
+  if (!C.Annotation && !S.Auto)
+    return skipped(C, Pass, Reason);
+  ++Counts.Refused;
+  if (C.Annotation)
+    warn(C.Loc, Pass, "not rewritten: " + Reason);
+  else
+    remark(C.Loc, Pass, "not rewritten: " + Reason);
+}
+
+void Remarks::skipped(const Candidate &C, PassId Pass,
+                      const llvm::Twine &Reason) {
+  remark(C.Loc, Pass, "not rewritten: " + Reason);
+}
+
+void Remarks::refusedPart(SourceLocation Loc, PassId Pass,
+                          const llvm::Twine &Reason) {
+  remark(Loc, Pass, "not rewritten: " + Reason);
+}
+
+void Remarks::badClause(SourceLocation ClauseLoc, PassId Pass,
+                        const llvm::Twine &Why) {
+  ++Counts.Refused;
+  unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Error,
+                                      "clause cannot apply here: %0 [%1]");
+  Diags.Report(ClauseLoc, ID) << Why.str() << passInfo(Pass).Name;
+}
+
+void Remarks::unusedPragma(SourceLocation Loc, PassId Pass,
+                           const llvm::Twine &Reason) {
+  ++Counts.Refused;
+  warn(Loc, Pass, "nothing to rewrite: " + Reason);
 }
 
 } // namespace cuda_rewrite

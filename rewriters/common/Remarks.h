@@ -1,35 +1,86 @@
-//===- Remarks.h - --remarks: what each pass did and why --------*- C++ -*-===//
+//===- Remarks.h - What each pass did and why -------------------*- C++ -*-===//
 //
 // Remarks use clang's diagnostic format, `file:line:col: remark: ...
 // [pass]`, so that editors and CI logs pick them up like any diagnostic.
+// They are printed with --remarks. A candidate the user annotated and a
+// pass refused is a warning whatever --remarks says, `warning: ...
+// [-Wcuda-rewrite-refused]` (an error with --warnings-as-errors), so that a
+// build does not ship the code unrewritten without a word.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_COMMON_REMARKS_H
 #define CUDA_REWRITE_REWRITERS_COMMON_REMARKS_H
 
+#include "analysis/Candidates.h"
 #include "rewriters/common/PassRegistry.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/Twine.h"
+#include <set>
+#include <string>
 
 namespace cuda_rewrite {
 
+/// The flag of the refused-annotation warning, as clang names its own.
+inline constexpr llvm::StringLiteral RefusedWarningFlag =
+    "cuda-rewrite-refused";
+
+/// How many candidates a file's passes rewrote and refused.
+struct RewriteCounts {
+  unsigned Rewritten = 0;
+  /// Candidates the passes were asked to rewrite (annotated, or any under
+  /// --auto) and left unchanged.
+  unsigned Refused = 0;
+};
+
 class Remarks {
 public:
-  Remarks(clang::DiagnosticsEngine &Diags, bool Enabled)
-      : Diags(Diags), Enabled(Enabled) {}
+  struct Settings {
+    bool Remarks = false;          ///< --remarks
+    bool Auto = false;             ///< --auto: unannotated candidates count
+    bool WarningsAsErrors = false; ///< --warnings-as-errors
+  };
+
+  Remarks(clang::DiagnosticsEngine &Diags, Settings S) : Diags(Diags), S(S) {}
 
   /// A candidate that was rewritten: what, with which parameters and why.
   void applied(clang::SourceLocation Loc, PassId Pass,
                const llvm::Twine &Message);
-  /// A candidate left unchanged, and the reason.
-  void refused(clang::SourceLocation Loc, PassId Pass,
-               const llvm::Twine &Reason);
+  /// Part of a rewritten candidate rewritten too (a cudaMalloc inside an
+  /// aggregated parent): a remark, not counted as a candidate.
+  void appliedPart(clang::SourceLocation Loc, PassId Pass,
+                   const llvm::Twine &Message);
+  /// Candidate \p C left unchanged by \p Pass, and the reason: a warning
+  /// where the user annotated it, else a remark.
+  void refused(const Candidate &C, PassId Pass, const llvm::Twine &Reason);
+  /// Like refused(), for a candidate its pass never saw (disabled by
+  /// --only/--disable, or not annotated without --auto): a remark only.
+  void skipped(const Candidate &C, PassId Pass, const llvm::Twine &Reason);
+  /// Part of a candidate left unchanged (a stage of a fused block, a
+  /// cudaMalloc): a remark.
+  void refusedPart(clang::SourceLocation Loc, PassId Pass,
+                   const llvm::Twine &Reason);
+  /// A clause its candidate cannot take (`z(shared)` on a 2D stencil): an
+  /// error at the clause, since the annotation asks for the impossible.
+  void badClause(clang::SourceLocation ClauseLoc, PassId Pass,
+                 const llvm::Twine &Why);
+  /// A pragma whose target holds nothing its pass rewrites: a warning.
+  void unusedPragma(clang::SourceLocation Loc, PassId Pass,
+                    const llvm::Twine &Reason);
+
+  const RewriteCounts &counts() const { return Counts; }
 
 private:
-  void emit(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
+  void remark(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
+  void warn(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
+
+  /// Whether \p Text at \p Loc was reported already (a candidate several
+  /// steps of a pass refuse is reported once).
+  bool seen(clang::SourceLocation Loc, const llvm::Twine &Text);
 
   clang::DiagnosticsEngine &Diags;
-  bool Enabled;
+  Settings S;
+  RewriteCounts Counts;
+  std::set<std::pair<unsigned, std::string>> Reported;
 };
 
 } // namespace cuda_rewrite

@@ -11,24 +11,20 @@ namespace cuda_rewrite {
 
 /// tile(x, y[, w]): columns per lane and rows of the warp's tile, and
 /// warps per block (4 when left out).
-static std::string tileClause(const Candidate &C,
-                              std::optional<FuseTile> &Tile) {
+static void tileClause(const Candidate &C, std::optional<FuseTile> &Tile) {
   const PragmaClause *Clause =
       C.Annotation ? C.Annotation->clause("tile") : nullptr;
   if (!Clause || (Clause->Args.size() == 1 && Clause->Args[0] == "auto"))
-    return "";
-  unsigned X, Y, Warps = 4;
+    return;
+  // The pragma's grammar checked the form and the ranges (x in 1..8, y in
+  // 1..64, w in 1..32).
+  unsigned X = 1, Y = 1, Warps = 4;
   const std::vector<std::string> &Args = Clause->Args;
-  if ((Args.size() != 2 && Args.size() != 3) ||
-      llvm::StringRef(Args[0]).getAsInteger(10, X) ||
-      llvm::StringRef(Args[1]).getAsInteger(10, Y) ||
-      (Args.size() == 3 && llvm::StringRef(Args[2]).getAsInteger(10, Warps)) ||
-      X < 1 || X > 8 || Y < 1 || Y > 64 || Warps < 1 || Warps > 32)
-    return "tile(" + llvm::join(Args, ", ") +
-           ") is not tile(x, y[, w]) with x (points per lane along x) in "
-           "1..8, y (rows per warp) in 1..64 and w (warps per block) in 1..32";
+  (void)llvm::StringRef(Args[0]).getAsInteger(10, X);
+  (void)llvm::StringRef(Args[1]).getAsInteger(10, Y);
+  if (Args.size() == 3)
+    (void)llvm::StringRef(Args[2]).getAsInteger(10, Warps);
   Tile = FuseTile{X, Y, Warps};
-  return "";
 }
 
 /// hybrid(f[, x|y]): the grammar checked 0 <= f <= 1 and the dimension.
@@ -51,7 +47,7 @@ static void hybridClause(const Candidate &C, FuseClauses &Clauses) {
 
 FuseClauses parseFuseClauses(const Candidate &C) {
   FuseClauses Clauses;
-  Clauses.Error = tileClause(C, Clauses.Tile);
+  tileClause(C, Clauses.Tile);
   hybridClause(C, Clauses);
   return Clauses;
 }

@@ -31,7 +31,6 @@ struct FuseClauses {
   /// hybrid(f, x|y): the split dimension, 0 (x) or 1 (y); none where the
   /// cost model chooses (hybrid(auto)). hybrid(f) splits along x.
   std::optional<unsigned> SplitAxis = 0u;
-  std::string Error; ///< A malformed tile(..), if so.
 };
 
 FuseClauses parseFuseClauses(const Candidate &C);

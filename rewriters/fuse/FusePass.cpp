@@ -42,8 +42,6 @@ public:
       return refuse(C, "the block is in a function defined inside a class, "
                        "where the fused kernel's namespace cannot go");
     FuseClauses Clauses = parseFuseClauses(C);
-    if (!Clauses.Error.empty())
-      return refuse(C, Clauses.Error);
     std::vector<CostConfig> Candidates = fuseCandidates(Clauses);
     StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
     std::string Why;
@@ -57,12 +55,12 @@ public:
     if (!Why.empty())
       return refuse(C, Why);
     for (const UnfusedStage &U : Plan.Unfused)
-      Context.Remark.refused(Graph.Stages[U.Index].Launch->getBeginLoc(),
-                             PassId::Fuse,
-                             "stage '" + kernelName(Graph, U.Index) +
-                                 "' stays a launch of its "
-                                 "own: " +
-                                 U.Why);
+      Context.Remark.refusedPart(Graph.Stages[U.Index].Launch->getBeginLoc(),
+                                 PassId::Fuse,
+                                 "stage '" + kernelName(Graph, U.Index) +
+                                     "' stays a launch of its "
+                                     "own: " +
+                                     U.Why);
     if (Plan.Groups.empty())
       return true;
     for (const FuseGroup &G : Plan.Groups) {
@@ -97,7 +95,7 @@ public:
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C.Loc, PassId::Fuse, Why);
+    Context.Remark.refused(C, PassId::Fuse, Why);
     return true;
   }
 

@@ -30,7 +30,7 @@ public:
   bool rewrite(const Candidate &C) {
     PipelinePlanResult Planned = planPipeline(C, GroupSizes, Ctx);
     if (!Planned.Plan) {
-      Context.Remark.refused(C.Loc, PassId::Pipeline,
+      Context.Remark.refused(C, PassId::Pipeline,
                              "cannot run the pipeline from queues: " +
                                  Planned.Refusal);
       return true;
@@ -56,7 +56,7 @@ public:
     for (const Candidate *C : Stages) {
       auto It = StageUse.find(C->Function->getCanonicalDecl());
       if (It == StageUse.end())
-        Context.Remark.refused(C->Loc, PassId::Pipeline,
+        Context.Remark.refused(*C, PassId::Pipeline,
                                "stage '" + C->Function->getNameAsString() +
                                    "' is in no pipeline that was rewritten "
                                    "(none reaches it, or its pipeline was "

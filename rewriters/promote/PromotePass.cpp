@@ -24,12 +24,9 @@ public:
   bool rewrite(const Candidate &C) {
     PromoteVariant Variant;
     if (C.Annotation) {
+      // The pragma's grammar checked that it is a pool size in 1..65535.
       if (const PragmaClause *Pool = C.Annotation->clause("aggregate"))
-        if (Pool->Args.size() != 1 ||
-            llvm::StringRef(Pool->Args[0]).getAsInteger(10, Variant.Pool) ||
-            Variant.Pool < 1 || Variant.Pool > 65535)
-          return refuse(C, "aggregate(" + llvm::join(Pool->Args, ",") +
-                               ") is not a pool size in 1..65535");
+        (void)llvm::StringRef(Pool->Args[0]).getAsInteger(10, Variant.Pool);
       Variant.Overlap = C.Annotation->clause("overlap") != nullptr;
     }
     PromotePlanResult Planned =
@@ -55,7 +52,7 @@ public:
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C.Loc, PassId::Promote, Why);
+    Context.Remark.refused(C, PassId::Promote, Why);
     return true;
   }
 

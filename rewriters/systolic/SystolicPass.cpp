@@ -45,12 +45,14 @@ public:
     std::vector<const LaunchSite *> Sites;
     if (std::string Why = hostLaunches(Kernel, Sites); !Why.empty())
       return refuse(C, Why);
+    // A clause this kernel cannot take is the annotation's mistake: an
+    // error at the clause, not a refusal.
     std::optional<unsigned> P, Block, Vector;
     if (std::string Why = clauses(C, Plan, P, Block, Vector); !Why.empty())
-      return refuse(C, Why);
+      return badClause(C, Why);
     std::optional<ZForm> Z;
     if (std::string Why = zClause(C, Plan, Z); !Why.empty())
-      return refuse(C, Why);
+      return badClause(C, Why);
     SystolicShape Shape =
         chooseSystolicShape(Plan.Geometry, Context.Gpu, P, Block, Z);
     if (std::string Why = sharedMemoryProblem(Plan, Shape); !Why.empty())
@@ -88,7 +90,18 @@ public:
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C.Loc, PassId::Systolic, Why);
+    Context.Remark.refused(C, PassId::Systolic, Why);
+    return true;
+  }
+
+  /// \p Why starts with the clause it is about ("vector(4) ...").
+  bool badClause(const Candidate &C, const std::string &Why) {
+    const PragmaClause *Clause = nullptr;
+    for (const PragmaClause &Each : C.Annotation->Clauses)
+      if (llvm::StringRef(Why).starts_with(Each.Name + "("))
+        Clause = &Each;
+    Context.Remark.badClause(Clause ? Clause->Loc : C.Annotation->HashLoc,
+                             PassId::Systolic, Why);
     return true;
   }
 
@@ -197,11 +210,7 @@ private:
              "and writes parameter arrays with unit x stride and leaves a "
              "warp of " +
              std::to_string(*Vector) + "-column lanes output columns";
-    if (P && (*P < 1 || *P > 64))
-      return "p(" + std::to_string(*P) + ") is outside 1..64";
-    if (Block && (*Block % 32 || *Block < 32 || *Block > 1024))
-      return "block(" + std::to_string(*Block) +
-             ") is not a multiple of 32 between 32 and 1024";
+    // The pragma's grammar checked the ranges of p(..) and block(..).
     return "";
   }
 
@@ -232,7 +241,8 @@ private:
     if (!Clause)
       return "";
     if (Plan.Rank != 3)
-      return "z(..) applies to 3D stencils";
+      return "z(" + Clause->Args[0] + ") applies to 3D stencils, and '" +
+             C.Function->getNameAsString() + "' is 2D";
     Z = Clause->Args[0] == "shared" ? ZForm::Shared : ZForm::Stream;
     if (*Z == ZForm::Shared && Plan.Loop)
       return "z(shared) sums each z offset's taps apart, which a filter "

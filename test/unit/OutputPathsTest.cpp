@@ -12,6 +12,10 @@
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
 #include <algorithm>
+#ifdef LLVM_ON_UNIX
+#include <csignal>
+#include <sys/resource.h>
+#endif
 
 using namespace cuda_rewrite;
 using namespace llvm;
@@ -217,5 +221,41 @@ TEST_F(OutputFiles, AnOutputBelowAnotherIsRefused) {
             "");
   EXPECT_EQ(read("out/ab/c.cu"), "c");
 }
+
+#ifdef LLVM_ON_UNIX
+/// Runs \p Write with files limited to \p MaxBytes, so that writing a longer
+/// one fails with EFBIG (SIGXFSZ ignored) after its directories were made.
+template <typename Fn> Error withFileSizeLimit(rlim_t MaxBytes, Fn Write) {
+  struct rlimit Old;
+  EXPECT_EQ(getrlimit(RLIMIT_FSIZE, &Old), 0);
+  struct rlimit Small = Old;
+  Small.rlim_cur = MaxBytes;
+  auto OldHandler = std::signal(SIGXFSZ, SIG_IGN);
+  EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &Small), 0);
+  Error E = Write();
+  EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &Old), 0);
+  std::signal(SIGXFSZ, OldHandler);
+  return E;
+}
+
+// A write that fails after the checks (here: the file-size limit; in life a
+// full disk) removes the directories it made, as well as its temporary files.
+TEST_F(OutputFiles, AFailedWriteLeavesNoNewDirectoryBehind) {
+  write("a.cu", "old");
+  ASSERT_FALSE(sys::fs::create_directories(path("out")));
+  std::string Error = errorOf(withFileSizeLimit(8, [&] {
+    return writeFilesAtomically(
+        {{path("out/new/deeper/b.cu"), "short", "", ""},
+         {path("a.cu"), "longer than the limit", "", ""}},
+        false);
+  }));
+  EXPECT_NE(Error.find("cannot write '" + path("a.cu") + "'"),
+            std::string::npos)
+      << Error;
+  EXPECT_EQ(read("a.cu"), "old");
+  // out existed before, so it stays.
+  EXPECT_EQ(entries(), (std::vector<std::string>{"a.cu", "out"}));
+}
+#endif
 
 } // namespace

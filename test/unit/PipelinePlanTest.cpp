@@ -1488,25 +1488,7 @@ __device__ int load(const int *p) { return *p; }
   EXPECT_EQ(P.edges(), (Names{"entry->value", "entry->value"}));
 }
 
-TEST(PipelinePlan, RefusesGroupSizesThatAreNoPowerOfTwoUpTo256) {
-  // docs/pipeline.md: "n is 1, 2, 4, ..., 256". The pragma takes any
-  // positive threads(n) and planPipeline() does not check it, so threads(3)
-  // and threads(512) are accepted. The generated kernels have 256 threads
-  // (kPipelineBlockThreads) and take item threadIdx.x / n with rank
-  // threadIdx.x % n: with n = 3 thread 255 starts a group of one thread
-  // (rank 0 of an item whose other ranks never run), and syncGroup() assumes
-  // aligned power-of-two groups; with n = 512 ranks 256..511 never run and
-  // the kernel-by-kernel runner divides by blockThreads / n = 0.
-  EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage threads(3)",
-                               "__device__ void bad(Item it, int rank) { "
-                               "out[it.index * 3 + rank] = 1; }",
-                               "bad(Item{0}, threadIdx.x % 3);")),
-                 "threads(3)");
-  EXPECT_REFUSED(plan(oneStage("#pragma cuda_rewrite stage threads(512)",
-                               "__device__ void bad(Item it, int rank) { "
-                               "out[it.index * 512 + rank] = 1; }",
-                               "bad(Item{0}, threadIdx.x);")),
-                 "threads(512)");
-}
+// threads(n) other than a power of two up to 256 is an error at the
+// pragma: PragmasTest.ClauseValuesOutOfRangeAreErrors.
 
 } // namespace

@@ -51,7 +51,7 @@ __global__ void parent(int *p) {
 #pragma cuda_rewrite stage threads(2)
 __device__ void st(int item, int rank) {}
 void host(int *p) {
-#pragma cuda_rewrite fuse tile(32, 8) hybrid(0.5)
+#pragma cuda_rewrite fuse tile(8, 8) hybrid(0.5)
   {
     child<<<1, 1>>>(p);
     child<<<1, 1>>>(p);
@@ -67,7 +67,7 @@ void host(int *p) {
   EXPECT_EQ(A[1].Target, "stmt IfStmt in parent");
   EXPECT_EQ(A[2].Directive, "stage threads(2)");
   EXPECT_EQ(A[2].Target, "decl st");
-  EXPECT_EQ(A[3].Directive, "fuse tile(32, 8) hybrid(0.5)");
+  EXPECT_EQ(A[3].Directive, "fuse tile(8, 8) hybrid(0.5)");
   EXPECT_EQ(A[3].Target, "stmt CompoundStmt in host");
 }
 
@@ -116,4 +116,31 @@ void host(int *p) {
                                      Errors);
   ASSERT_EQ(A.size(), 1u);
   EXPECT_EQ(A[0].Directive, "pipeline model(hybrid) config(tune.json)");
+}
+
+// Values no kernel can take are errors at the pragma, which is then dropped;
+// the edges of each range are accepted.
+TEST(Pragmas, ClauseValuesOutOfRangeAreErrors) {
+  auto ErrorsOf = [](const std::string &Pragma) {
+    unsigned Errors;
+    std::vector<Attachment> A =
+        attach(Pragma + "\n__global__ void k(float *p) {}\n", Errors);
+    EXPECT_EQ(A.size(), Errors ? 0u : 1u) << Pragma;
+    return Errors;
+  };
+  for (const char *Bad : {"#pragma cuda_rewrite systolic p(65)",
+                          "#pragma cuda_rewrite systolic p(1000000)",
+                          "#pragma cuda_rewrite systolic block(7)",
+                          "#pragma cuda_rewrite systolic block(2048)",
+                          "#pragma cuda_rewrite systolic vector(3)",
+                          "#pragma cuda_rewrite systolic vector(8)",
+                          "#pragma cuda_rewrite promote aggregate(65536)",
+                          "#pragma cuda_rewrite stage threads(3)",
+                          "#pragma cuda_rewrite stage threads(512)"})
+    EXPECT_EQ(ErrorsOf(Bad), 1u) << Bad;
+  for (const char *Good : {"#pragma cuda_rewrite systolic p(64) block(1024)",
+                           "#pragma cuda_rewrite systolic p(1) block(32)",
+                           "#pragma cuda_rewrite systolic vector(4)",
+                           "#pragma cuda_rewrite promote aggregate(65535)"})
+    EXPECT_EQ(ErrorsOf(Good), 0u) << Good;
 }

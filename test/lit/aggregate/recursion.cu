@@ -25,7 +25,7 @@ __global__ void refine(int *tree, int node, int depth) {
   tree[child] = depth;
   if (depth > 0 && threadIdx.x == 0)
     // REMARK: recursion.cu:[[@LINE+2]]:5: remark: rewritten: aggregated at kernel granularity into 'refine_aggregated'; scalar arguments: tree, depth; per-launch arguments: node [aggregate]
-    // WARP: recursion.cu:[[@LINE+1]]:5: remark: not rewritten: the kernel launches itself, and its launches are aggregated only at block or kernel granularity [aggregate]
+    // WARP: recursion.cu:[[@LINE+1]]:5: warning: not rewritten: the kernel launches itself, and its launches are aggregated only at block or kernel granularity [aggregate] [-Wcuda-rewrite-refused]
     refine<<<2, 4>>>(tree, child, depth - 1);
 }
 // CHECK:      __global__ void refine(int *tree, int node, int depth) {

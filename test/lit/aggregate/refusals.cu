@@ -26,15 +26,15 @@ __global__ void nested(int *p, int depth) {
 #pragma cuda_rewrite aggregate
 __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: calls 'globalIndex', which reads blockIdx itself: it would see the aggregated launch's value, not the original one [aggregate]
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: calls 'globalIndex', which reads blockIdx itself: it would see the aggregated launch's value, not the original one [aggregate] [-Wcuda-rewrite-refused]
   usesHelper<<<1, 32>>>(p);
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child uses __syncthreads and the launch's block size is not a compile-time constant
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the child uses __syncthreads and the launch's block size is not a compile-time constant
   withBarrier<<<1, sizes[i]>>>(p);
   // A child that launches kernels is aggregated only if its own launches
   // are aggregated at block or kernel granularity (see recursion.cu).
-  // NESTED: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the child kernel 'nested' launches kernels itself, and those launches are not aggregated at block or kernel granularity [aggregate]
+  // NESTED: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the child kernel 'nested' launches kernels itself, and those launches are not aggregated at block or kernel granularity [aggregate] [-Wcuda-rewrite-refused]
   nested<<<1, 32>>>(p, 3);
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate]
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate] [-Wcuda-rewrite-refused]
   leaf<<<1, 32, 0, stream>>>(p);
   // The refused launches above stay, made by every thread: waiting at a
   // block-wide barrier with them in flight hung, so this one is aggregated
@@ -65,7 +65,7 @@ __global__ void barrierAndReturn(int *p, int n) {
   if (threadIdx.x >= n)
     return;
   __syncthreads();
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: block granularity: the parent kernel uses __syncthreads and returns early
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: block granularity: the parent kernel uses __syncthreads and returns early
   leaf<<<1, 32>>>(p);
 }
 
@@ -81,7 +81,7 @@ __global__ void fixedBlocks(int *p) {
 __global__ void leafParent(int *p) { leaf<<<1, 32>>>(p); }
 #pragma cuda_rewrite aggregate
 __global__ void streamed(int *p) {
-  // CHECK: refusals.cu:[[@LINE+1]]:3: remark: not rewritten: the host launch of 'streamed' at line [[#@LINE+5]] passes a stream expression with side effects, which the pool reset before it would evaluate again [aggregate]
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the host launch of 'streamed' at line [[#@LINE+5]] passes a stream expression with side effects, which the pool reset before it would evaluate again [aggregate] [-Wcuda-rewrite-refused]
   leaf<<<1, 32>>>(p);
 }
 void runStreamed(int *p, cudaStream_t *streams, int &next) {

@@ -3,11 +3,14 @@
 // one channel. Where a stage reads a plane every channel reads ('tint's
 // mask), the fused grid puts the channels first (blockIdx.x), so that the
 // channels of a tile run one after another and the plane stays in L2.
-// Reads in another plane, or a bad tile(..), are refused.
+// Reads in another plane are refused; a tile(..) out of range is an error
+// at the pragma, and nothing is written.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile %t.cu -o %t.o
-// RUN: %cuda-rewrite --remarks %s -o /dev/null -- -DBAD_TILE 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: rm -f %t.bad.cu
+// RUN: not %cuda-rewrite --remarks %s -o %t.bad.cu -- -DBAD_TILE 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not test -e %t.bad.cu
 
 __host__ __device__ inline int clampTo(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
@@ -128,4 +131,4 @@ void tinted(const float *in, const float *mask, float *out, int W, int H,
 // CHECK-NEXT:       tilesY > 65535 || extentZ > INT_MAX)
 // CHECK:        const dim3 fusedGrid{unsigned(extentZ), unsigned(tilesX), unsigned(tilesY)};
 
-// BAD: channels.cu:[[#]]:5: remark: not rewritten: tile(16, 4) is not tile(x, y[, w]) with x (points per lane along x) in 1..8, y (rows per warp) in 1..64 and w (warps per block) in 1..32 [fuse]
+// BAD: channels.cu:[[#]]:27: error: clause 'tile(16, 4)' is out of range: 'tile' takes x (points per lane along x) in 1..8, y (rows per warp) in 1..64 and w (warps per block) in 1..32

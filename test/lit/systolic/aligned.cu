@@ -10,6 +10,10 @@
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: rm -f %t.bad.cu
+// RUN: not %cuda-rewrite %s -o %t.bad.cu -- -DBAD_RANGE 2>&1 | FileCheck %s --check-prefix=BAD-RANGE
+// RUN: not %cuda-rewrite %s -o %t.bad.cu -- -DBAD_FIT 2>&1 | FileCheck %s --check-prefix=BAD-FIT
+// RUN: not test -e %t.bad.cu
 
 // REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'star' runs as star_systolic_aligned ({{.*}}): aligned rows: each lane keeps 4 consecutive columns of 6 rows (one 16-byte load per row) and writes 4 x 4 points (~{{[0-9]+}} registers), {{.*}}; overlapped form: P = 16 {{.*}} [systolic]
 #pragma cuda_rewrite systolic
@@ -182,9 +186,11 @@ __global__ void starOverlapped(const float *__restrict__ in,
 }
 // CHECK-NOT:  struct starOverlapped_systolic_aligned_shape
 
-// Refused clauses: a vector wider than 16 bytes or not a power of two, and
-// a vector form for a 3D stencil.
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(3) is not 1, 2 or 4 (columns per lane: a float vector of at most 16 bytes) [systolic]
+// Clauses no kernel or not this one can take are errors at the clause, and
+// nothing is written: a vector wider than 16 bytes or not a power of two (the
+// pragma's grammar), a double vector of 4, and a vector form for a 3D stencil.
+#ifdef BAD_RANGE
+// BAD-RANGE: aligned.cu:[[@LINE+1]]:31: error: clause 'vector(3)' is out of range: 'vector' takes 1, 2 or 4 columns per lane (a vector of at most 16 bytes)
 #pragma cuda_rewrite systolic vector(3)
 __global__ void badWidth(const float *__restrict__ in, float *__restrict__ out,
                          int W, int H) {
@@ -194,7 +200,9 @@ __global__ void badWidth(const float *__restrict__ in, float *__restrict__ out,
     return;
   out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
 }
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(4) is not 1 or 2 (columns per lane: a double vector of at most 16 bytes) [systolic]
+#endif
+#ifdef BAD_FIT
+// BAD-FIT-DAG: aligned.cu:[[@LINE+1]]:31: error: clause cannot apply here: vector(4) is not 1 or 2 (columns per lane: a double vector of at most 16 bytes) [systolic]
 #pragma cuda_rewrite systolic vector(4)
 __global__ void badDouble(const double *__restrict__ in,
                           double *__restrict__ out, int W, int H) {
@@ -204,7 +212,7 @@ __global__ void badDouble(const double *__restrict__ in,
     return;
   out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
 }
-// REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: not rewritten: vector(4) asks for a vector form, which needs a 2D stencil that reads and writes parameter arrays with unit x stride and leaves a warp of 4-column lanes output columns [systolic]
+// BAD-FIT-DAG: aligned.cu:[[@LINE+1]]:31: error: clause cannot apply here: vector(4) asks for a vector form, which needs a 2D stencil that reads and writes parameter arrays with unit x stride and leaves a warp of 4-column lanes output columns [systolic]
 #pragma cuda_rewrite systolic vector(4)
 __global__ void cube(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H, int D) {
@@ -216,6 +224,7 @@ __global__ void cube(const float *__restrict__ in, float *__restrict__ out,
   out[(z * H + y) * W + x] =
       in[((z - 1) * H + y) * W + x] + in[((z + 1) * H + y) * W + x];
 }
+#endif
 
 void run(const float *in, float *out, const double *din, double *dout, int W,
          int H) {
@@ -226,7 +235,11 @@ void run(const float *in, float *out, const double *din, double *dout, int W,
   wideBox<<<grid, block>>>(in, out, W, H);
   wideForced<<<grid, block>>>(in, out, W, H);
   starOverlapped<<<grid, block>>>(in, out, W, H);
+#ifdef BAD_RANGE
   badWidth<<<grid, block>>>(in, out, W, H);
+#endif
+#ifdef BAD_FIT
   badDouble<<<grid, block>>>(din, dout, W, H);
   cube<<<dim3(W / 32, H / 8, 64), dim3(32, 8, 1)>>>(in, out, W, H, 64);
+#endif
 }

@@ -17,7 +17,7 @@ __global__ void early(const float *__restrict__ in, float *__restrict__ out,
                       int W, int H);
 
 void runEarly(const float *in, float *out, int W, int H) {
-  // CHECK-DAG: launch-refusals.cu:[[#@LINE+5]]:17: remark: not rewritten: a launch (line [[@LINE+1]]) comes before the kernel's definition, where the generated launcher is not yet declared [systolic]
+  // CHECK-DAG: launch-refusals.cu:[[#@LINE+5]]:17: warning: not rewritten: a launch (line [[@LINE+1]]) comes before the kernel's definition, where the generated launcher is not yet declared [systolic] [-Wcuda-rewrite-refused]
   early<<<dim3(W / 32, H / 8), dim3(32, 8)>>>(in, out, W, H);
 }
 
@@ -27,7 +27,7 @@ __global__ void early(const float *__restrict__ in, float *__restrict__ out,
   STENCIL_BODY
 }
 
-// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: remark: not rewritten: it is launched from device code (line [[@LINE+9]]); only host launches are rewritten [systolic]
+// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: warning: not rewritten: it is launched from device code (line [[@LINE+9]]); only host launches are rewritten [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void fromDevice(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H) {
@@ -39,7 +39,7 @@ __global__ void parent(const float *in, float *out, int W, int H) {
     fromDevice<<<dim3(W / 32, H / 8), dim3(32, 8)>>>(in, out, W, H);
 }
 
-// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: remark: not rewritten: no host launch of 'unlaunched' in this file to rewrite [systolic]
+// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: warning: not rewritten: no host launch of 'unlaunched' in this file to rewrite [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void unlaunched(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H) {
@@ -54,7 +54,7 @@ __global__ void inMacro(const float *__restrict__ in, float *__restrict__ out,
 }
 #define LAUNCH(k, ...) k<<<dim3(4, 4), dim3(32, 8)>>>(__VA_ARGS__)
 
-// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: remark: not rewritten: a launch (line [[@LINE+7]]) is inside a template [systolic]
+// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: warning: not rewritten: a launch (line [[@LINE+7]]) is inside a template [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void inTemplate(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H) {
@@ -64,14 +64,14 @@ template <typename T> void runTemplate(const T *in, T *out, int W, int H) {
   inTemplate<<<dim3(4, 4), dim3(32, 8)>>>(in, out, W, H);
 }
 
-// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: remark: not rewritten: parameter 5 has no name, so the launcher cannot pass it on [systolic]
+// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: warning: not rewritten: parameter 5 has no name, so the launcher cannot pass it on [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void unnamed(const float *__restrict__ in, float *__restrict__ out,
                         int W, int H, int) {
   STENCIL_BODY
 }
 
-// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: remark: not rewritten: parameter 5 ('c') has a default argument [systolic]
+// CHECK-DAG: launch-refusals.cu:[[@LINE+2]]:17: warning: not rewritten: parameter 5 ('c') has a default argument [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void defaults(const float *__restrict__ in,
                          float *__restrict__ out, int W, int H,
@@ -85,7 +85,7 @@ void run(const float *in, float *out, int W, int H) {
   dim3 block(32, 8), grid(W / 32, H / 8);
   fromDevice<<<grid, block>>>(in, out, W, H);
   early<<<grid, block>>>(in, out, W, H);
-  // CHECK-DAG: launch-refusals.cu:{{[0-9]+}}:17: remark: not rewritten: a launch (line [[@LINE+1]]) is inside a macro [systolic]
+  // CHECK-DAG: launch-refusals.cu:{{[0-9]+}}:17: warning: not rewritten: a launch (line [[@LINE+1]]) is inside a macro [systolic] [-Wcuda-rewrite-refused]
   LAUNCH(inMacro, in, out, W, H);
   runTemplate(in, out, W, H);
   unnamed<<<grid, block>>>(in, out, W, H, 7);

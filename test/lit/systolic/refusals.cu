@@ -23,7 +23,7 @@
     return;
 
 // A term that reads no input is no partial sum.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the stored value adds '1.0f', which reads no input; only weighted sums of reads become partial sums [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the stored value adds '1.0f', which reads no input; only weighted sums of reads become partial sums [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void bias(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H) {
@@ -32,7 +32,7 @@ __global__ void bias(const float *__restrict__ in, float *__restrict__ out,
 }
 
 // A bias through an accumulator's initial value.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the stored value adds 'b', which reads no input; only weighted sums of reads become partial sums [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the stored value adds 'b', which reads no input; only weighted sums of reads become partial sums [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void biasParam(const float *__restrict__ in, float *__restrict__ out,
                           int W, int H, float b) {
@@ -43,7 +43,7 @@ __global__ void biasParam(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = s;
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: reads 2 inputs at offsets; the systolic kernel caches one [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: reads 2 inputs at offsets; the systolic kernel caches one [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void twoInputs(const float *__restrict__ a,
                           const float *__restrict__ b, float *__restrict__ out,
@@ -52,7 +52,7 @@ __global__ void twoInputs(const float *__restrict__ a,
   out[y * W + x] = a[y * W + x - 1] + b[(y + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the store's guard 'flag && x > 0 && x < W - 1 && y > 0 && y < H - 1' is not only bounds on the coordinates [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the store's guard 'flag && x > 0 && x < W - 1 && y > 0 && y < H - 1' is not only bounds on the coordinates [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void flagGuard(const float *__restrict__ in, float *__restrict__ out,
                           int W, int H, bool flag) {
@@ -62,7 +62,7 @@ __global__ void flagGuard(const float *__restrict__ in, float *__restrict__ out,
     out[y * W + x] = in[y * W + x - 1] + in[(y - 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the guard bounds x with 'x != 0', not an inequality [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the guard bounds x with 'x != 0', not an inequality [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void notEqual(const float *__restrict__ in, float *__restrict__ out,
                          int W, int H) {
@@ -72,7 +72,7 @@ __global__ void notEqual(const float *__restrict__ in, float *__restrict__ out,
     out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: a 1-D stencil; the systolic kernel needs rows (y) to cache in registers and columns (x) across lanes [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: a 1-D stencil; the systolic kernel needs rows (y) to cache in registers and columns (x) across lanes [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void oneD(const float *__restrict__ in, float *__restrict__ out,
                      int n) {
@@ -81,7 +81,7 @@ __global__ void oneD(const float *__restrict__ in, float *__restrict__ out,
     out[i] = 0.5f * in[i - 1] + 0.5f * in[i + 1];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the output index does not use both x and y [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the output index does not use both x and y [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void xz(const float *__restrict__ in, float *__restrict__ out,
                    int W, int D) {
@@ -92,7 +92,7 @@ __global__ void xz(const float *__restrict__ in, float *__restrict__ out,
   out[z * W + x] = in[z * W + x - 1] + in[(z + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the element type 'int' is neither float nor double [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the element type 'int' is neither float nor double [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void ints(const int *__restrict__ in, int *__restrict__ out, int W,
                      int H) {
@@ -100,7 +100,7 @@ __global__ void ints(const int *__restrict__ in, int *__restrict__ out, int W,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the input's element type differs from the output's [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the input's element type differs from the output's [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void mixed(const double *__restrict__ in, float *__restrict__ out,
                       int W, int H) {
@@ -109,7 +109,7 @@ __global__ void mixed(const double *__restrict__ in, float *__restrict__ out,
 }
 
 // Weights must be constants, parameters or filter elements.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the read at offset (0,0) has weight '?', not a constant, parameter or filter element [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the read at offset (0,0) has weight '?', not a constant, parameter or filter element [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void product(const float *__restrict__ in, float *__restrict__ out,
                         int W, int H) {
@@ -117,7 +117,7 @@ __global__ void product(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x] * in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the read at offset (-1,0) happens only under a condition inside the kernel [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the read at offset (-1,0) happens only under a condition inside the kernel [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void condRead(const float *__restrict__ in, float *__restrict__ out,
                          int W, int H) {
@@ -126,7 +126,7 @@ __global__ void condRead(const float *__restrict__ in, float *__restrict__ out,
 }
 
 // The coordinate must be blockIdx * (blockDim or a constant) + threadIdx.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: coordinate x steps by '2*blockDim.x' per block, neither blockDim.x nor a constant [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: coordinate x steps by '2*blockDim.x' per block, neither blockDim.x nor a constant [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void twoPerThread(const float *__restrict__ in,
                              float *__restrict__ out, int W, int H) {
@@ -137,7 +137,7 @@ __global__ void twoPerThread(const float *__restrict__ in,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: no stencil shape: the store to 'out' is inside a loop [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: no stencil shape: the store to 'out' is inside a loop [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void gridStride(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H) {
@@ -150,7 +150,7 @@ __global__ void gridStride(const float *__restrict__ in,
 
 // A bound that depends on the launch cannot be evaluated by a kernel with
 // another block size.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the guard compares x with '-blockDim.x + W', which depends on the launch [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the guard compares x with '-blockDim.x + W', which depends on the launch [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void launchBound(const float *__restrict__ in,
                             float *__restrict__ out, int W, int H) {
@@ -161,7 +161,7 @@ __global__ void launchBound(const float *__restrict__ in,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: input 'in' is read with two different layouts [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: input 'in' is read with two different layouts [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void twoLayouts(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H, int P) {
@@ -170,7 +170,7 @@ __global__ void twoLayouts(const float *__restrict__ in,
 }
 
 // Lanes must hold consecutive elements.
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: x is not the unit-stride coordinate of 'out'; a warp's 32 lanes would not load one row segment [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: x is not the unit-stride coordinate of 'out'; a warp's 32 lanes would not load one row segment [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void transposed(const float *__restrict__ in,
                            float *__restrict__ out, int W, int H) {
@@ -178,7 +178,7 @@ __global__ void transposed(const float *__restrict__ in,
   out[x * H + y] = in[(x - 1) * H + y] + in[x * H + y + 1];
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: remark: not rewritten: the stencil spans 41 columns; a warp has 32 lanes [systolic]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: the stencil spans 41 columns; a warp has 32 lanes [systolic] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite systolic
 __global__ void wide(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H) {

@@ -9,6 +9,9 @@
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
 // The output keeps these comments; drop them so that no check matches itself.
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
+// RUN: rm -f %t.bad.cu
+// RUN: not %cuda-rewrite %s -o %t.bad.cu -- -DBAD_CLAUSES 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not test -e %t.bad.cu
 
 // REMARK-DAG: star3d-shared.cu:[[@LINE+2]]:17: remark: rewritten: 'heat3d' runs as heat3d_systolic ({{.*}}): z(shared), the paper's 3D form (section 4.9): a block of 8 warps holds 8 planes, one per warp, of 10 rows per lane (P = 8), and writes 6 (the other 2 are halo); the partial sums of each z offset go through shared memory (24576 bytes); 25% of a plane's loads are halo (section 5.3) [systolic]
 #pragma cuda_rewrite systolic z(shared)
@@ -58,9 +61,10 @@ __global__ void heat3d(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:        const long long perBlock = Shape::Columns;
 // CHECK:                     (unsigned)((extentZ + Shape::Planes - 1) / Shape::Planes < 65535 ? (extentZ + Shape::Planes - 1) / Shape::Planes : 65535));
 
-// z(shared) with a filter loop over the whole box is refused; z(..) on a 2D
-// stencil too.
-// REMARK-DAG: star3d-shared.cu:[[@LINE+2]]:17: remark: not rewritten: z(..) applies to 3D stencils [systolic]
+// z(shared) with a filter loop over the whole box, or on a 2D stencil, is
+// an error at the clause; nothing is written.
+#ifdef BAD_CLAUSES
+// BAD-DAG: star3d-shared.cu:[[@LINE+1]]:31: error: clause cannot apply here: z(shared) applies to 3D stencils, and 'flat' is 2D [systolic]
 #pragma cuda_rewrite systolic z(shared)
 __global__ void flat(const float *__restrict__ in, float *__restrict__ out,
                      int W, int H) {
@@ -72,7 +76,7 @@ __global__ void flat(const float *__restrict__ in, float *__restrict__ out,
 }
 
 __constant__ float weights[27];
-// REMARK-DAG: star3d-shared.cu:[[@LINE+2]]:17: remark: not rewritten: z(shared) sums each z offset's taps apart, which a filter loop over the whole box does not spell out [systolic]
+// BAD-DAG: star3d-shared.cu:[[@LINE+1]]:31: error: clause cannot apply here: z(shared) sums each z offset's taps apart, which a filter loop over the whole box does not spell out [systolic]
 #pragma cuda_rewrite systolic z(shared)
 __global__ void box3d(const float *__restrict__ in, float *__restrict__ out,
                       int N) {
@@ -89,10 +93,13 @@ __global__ void box3d(const float *__restrict__ in, float *__restrict__ out,
              in[((z + dz) * N + y + dy) * N + x + dx];
   out[(z * N + y) * N + x] = s;
 }
+#endif
 
 void run(const float *in, float *out, int N) {
   dim3 block(32, 4, 2), grid((N + 31) / 32, (N + 3) / 4, (N + 1) / 2);
   heat3d<<<grid, block>>>(in, out, N, N, N, 0.4f, 0.1f);
+#ifdef BAD_CLAUSES
   flat<<<dim3(grid.x, grid.y), dim3(32, 8)>>>(in, out, N, N);
   box3d<<<grid, block>>>(in, out, N);
+#endif
 }
