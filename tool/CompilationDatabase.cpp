@@ -52,9 +52,11 @@ std::vector<std::string> sourcesToProcess(const ToolOptions &Opts,
 }
 
 ArgumentsAdjuster commandAdjuster(const ToolOptions &Opts,
-                                  const CudaToolchain &TC, CudaSide Side) {
-  ArgumentsAdjuster Adjuster = combineAdjusters(
-      nvccArgumentsAdjuster(), cudaArgumentsAdjuster(TC, Side));
+                                  const CudaToolchain &TC, CudaSide Side,
+                                  IntrusiveRefCntPtr<vfs::FileSystem> FS) {
+  ArgumentsAdjuster Adjuster =
+      combineAdjusters(nvccArgumentsAdjuster(nullptr, std::move(FS)),
+                       cudaArgumentsAdjuster(TC, Side));
   if (!Opts.ExtraArgsBefore.empty())
     Adjuster = combineAdjusters(
         Adjuster, getInsertArgumentAdjuster(Opts.ExtraArgsBefore,

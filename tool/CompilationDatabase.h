@@ -28,9 +28,12 @@ sourcesToProcess(const ToolOptions &Opts,
 
 /// Everything done to a compile command before clang sees it, in order:
 /// nvcc translation, the tool's CUDA arguments for \p Side, --extra-arg(s).
-clang::tooling::ArgumentsAdjuster commandAdjuster(const ToolOptions &Opts,
-                                                  const CudaToolchain &TC,
-                                                  CudaSide Side);
+/// nvcc options files are read from \p FS, the file system of the ClangTool
+/// that runs the adjuster (relative names against the compile command's
+/// directory, which the tool makes its working directory).
+clang::tooling::ArgumentsAdjuster
+commandAdjuster(const ToolOptions &Opts, const CudaToolchain &TC, CudaSide Side,
+                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = nullptr);
 
 } // namespace cuda_rewrite
 

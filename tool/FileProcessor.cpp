@@ -8,6 +8,8 @@
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilationDatabase.h"
+#include "tool/LineDirectives.h"
+#include "tool/RdcCheck.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -205,11 +207,13 @@ SideOutput runSide(const ToolOptions &Opts,
   // A file system of its own: ClangTool enters each compile command's
   // directory, and on the process-wide one that is chdir(), which would move
   // every other thread's relative paths (inputs, --output-dir, -o) with it.
+  // ClangTool enters the directory before it adjusts the command, so nvcc
+  // options files are read relative to it.
+  IntrusiveRefCntPtr<vfs::FileSystem> FS = vfs::createPhysicalFileSystem();
   tooling::ClangTool Tool(FirstOnly, {Path.str()},
-                          std::make_shared<PCHContainerOperations>(),
-                          vfs::createPhysicalFileSystem());
+                          std::make_shared<PCHContainerOperations>(), FS);
   Tool.clearArgumentsAdjusters();
-  Tool.appendArgumentsAdjuster(commandAdjuster(Opts, Toolchain, Side));
+  Tool.appendArgumentsAdjuster(commandAdjuster(Opts, Toolchain, Side, FS));
   Tool.setPrintErrorMessage(false);
 
   DiagnosticOptions DiagOpts;
@@ -318,7 +322,10 @@ FileResult processFile(const ToolOptions &Opts,
 
   Result.Output.Original = std::move(Host.MainFileText);
   Expected<std::string> Rewritten =
-      tooling::applyAllReplacements(Result.Output.Original, Edits);
+      Opts.LineDirectives
+          ? applyWithLineDirectives(Result.Output.Original, Edits,
+                                    Result.Output.AbsolutePath)
+          : tooling::applyAllReplacements(Result.Output.Original, Edits);
   if (!Rewritten) {
     Result.Failed = true;
     Result.Diagnostics += Path.str() + ": error: cannot apply the edits: " +
@@ -326,6 +333,8 @@ FileResult processFile(const ToolOptions &Opts,
     return Result;
   }
   Result.Output.Rewritten = std::move(*Rewritten);
+  if (!Opts.BuildPath.empty())
+    Result.Diagnostics += rdcWarning(Path, Absolute, Edits, DB);
   Result.Output.Edits = std::move(Edits);
   return Result;
 }

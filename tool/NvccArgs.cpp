@@ -11,7 +11,13 @@
 //     comma (`-DA=1,B=2` defines A and B);
 //   - with -forward-unknown-to-host-compiler (CMake always adds it), an
 //     option nvcc does not know goes to the host compiler on its own (the
-//     argv element after it is not taken as its value).
+//     argv element after it is not taken as its value);
+//   - `--options-file <f>,...` (-optf) stands for the options in each file,
+//     in place: they are split on whitespace, double quotes group (and are
+//     removed), a backslash takes the next character literally, single
+//     quotes are ordinary characters; a relative file name, in a file too,
+//     is relative to the working directory (the compile command's); a file
+//     may name another, 15 files deep at most.
 // This translation accepts both `-name` and `--name` for every name.
 //
 //===----------------------------------------------------------------------===//
@@ -29,7 +35,10 @@
 #include "llvm/Option/Arg.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include <mutex>
 #include <set>
@@ -65,7 +74,7 @@ enum Action : uint8_t {
   Arch,          ///< Virtual architectures: decide GpuArch.
   Code,          ///< Real architectures: decide GpuArch if no Arch does.
   GenCode,       ///< arch=<virtual>,code=<real or [list]>.
-  OptionsFile,   ///< Not read: warn.
+  OptionsFile,   ///< Options files: read, their options put in place.
 };
 
 /// One nvcc option, a row of the table below. Columns:
@@ -418,11 +427,20 @@ bool isLauncher(StringRef Path) {
   return Name == "ccache" || Name == "sccache" || Name == "distcc";
 }
 
+/// Options files nvcc 13.0 has open at once at most: a 16th named from the
+/// 15th is "Too many options file opened".
+constexpr unsigned MaxOptionsFileDepth = 15;
+
 class Translator {
 public:
+  explicit Translator(vfs::FileSystem &FS) : FS(FS) {}
   TranslatedCommand run(ArrayRef<std::string> Argv);
 
 private:
+  void expandOptionsFiles(ArrayRef<std::string> Args, unsigned Depth,
+                          std::vector<std::string> &Into);
+  void readOptionsFile(StringRef File, unsigned Depth,
+                       std::vector<std::string> &Into);
   void handle(const NvccOption &Opt, StringRef Spelled, StringRef Value);
   void emit(StringRef Arg) { Out.Args.push_back(Arg.str()); }
   void emitFixed(StringRef Args);
@@ -431,6 +449,7 @@ private:
   void noteGenCode(StringRef Spelled, StringRef Value);
   void warn(const Twine &Message);
 
+  vfs::FileSystem &FS;
   TranslatedCommand Out;
   StringSet<> EmittedFixed;
   std::vector<std::string> HostItems; ///< Pending host compiler options.
@@ -607,19 +626,70 @@ void Translator::handle(const NvccOption &Opt, StringRef Spelled,
   case GenCode:
     return noteGenCode(Spelled, Value);
   case OptionsFile:
-    for (const std::string &Item : Items)
-      warn("nvcc options file '" + Item +
-           "' is not read, the options in it are ignored; for a CMake "
-           "build, configure with -DCMAKE_CUDA_USE_RESPONSE_FILE_FOR_"
-           "INCLUDES=OFF to have them in compile_commands.json");
+    return; // expandOptionsFiles() put their options in place.
+  }
+}
+
+/// Copies \p Args into \p Into with each options file option replaced by
+/// the options in its files. Values are copied with their options, so that
+/// none is taken for an options file option (`-o -optf`).
+void Translator::expandOptionsFiles(ArrayRef<std::string> Args, unsigned Depth,
+                                    std::vector<std::string> &Into) {
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef Arg = Args[I];
+    Recognized R;
+    if (Arg.starts_with("-") && Arg != "-")
+      R = recognize(Arg);
+    if (!R.Opt || R.Opt->Act != OptionsFile) {
+      Into.push_back(Arg.str());
+      if (R.Opt && takesValue(R.Opt->Takes) && !R.Attached &&
+          I + 1 < Args.size())
+        Into.push_back(Args[++I]);
+      continue;
+    }
+    StringRef Value;
+    if (R.Attached) {
+      Value = *R.Attached;
+    } else if (I + 1 < Args.size()) {
+      Value = Args[++I];
+    } else {
+      warn("nvcc option '" + Arg + "' lacks its value; ignored");
+      continue;
+    }
+    for (const std::string &File : splitList(Value))
+      readOptionsFile(File, Depth, Into);
+  }
+}
+
+void Translator::readOptionsFile(StringRef File, unsigned Depth,
+                                 std::vector<std::string> &Into) {
+  if (Depth >= MaxOptionsFileDepth) {
+    warn("nvcc options file '" + File + "' is nested more than " +
+         Twine(MaxOptionsFileDepth) +
+         " files deep (does a file name itself?); ignored");
     return;
   }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = FS.getBufferForFile(File);
+  if (!Buffer) {
+    std::string Where;
+    if (sys::path::is_relative(File))
+      if (ErrorOr<std::string> Dir = FS.getCurrentWorkingDirectory())
+        Where = " in '" + *Dir + "'";
+    warn("cannot read nvcc options file '" + File + "'" + Where + ": " +
+         Buffer.getError().message() + "; the options in it are ignored");
+    return;
+  }
+  expandOptionsFiles(splitNvccOptionsFile((*Buffer)->getBuffer()), Depth + 1,
+                     Into);
 }
 
 TranslatedCommand Translator::run(ArrayRef<std::string> Argv) {
   // Skip the launcher, if any, and nvcc itself.
   size_t First = !Argv.empty() && isLauncher(Argv[0]) ? 2 : 1;
-  Argv = Argv.drop_front(std::min(First, Argv.size()));
+  std::vector<std::string> Expanded;
+  expandOptionsFiles(Argv.drop_front(std::min(First, Argv.size())), 0,
+                     Expanded);
+  Argv = Expanded;
 
   // -forward-unknown-to-host-compiler applies wherever it is written.
   for (const std::string &Arg : Argv)
@@ -674,6 +744,7 @@ TranslatedCommand Translator::run(ArrayRef<std::string> Argv) {
   if (KeptHostOption)
     Out.Args.insert(Out.Args.begin() + 1, "-Qunused-arguments");
 
+  Out.RelocatableDeviceCode = EmittedFixed.contains("-fgpu-rdc");
   std::vector<std::string> &Archs =
       VirtualArchs.empty() ? RealArchs : VirtualArchs;
   if (!Archs.empty())
@@ -691,21 +762,54 @@ bool isNvccCommand(ArrayRef<std::string> Argv) {
   return isLauncher(Argv[0]) && Argv.size() > 1 && isNvcc(Argv[1]);
 }
 
-TranslatedCommand translateNvccCommand(ArrayRef<std::string> Argv) {
-  return Translator().run(Argv);
+std::vector<std::string> splitNvccOptionsFile(StringRef Contents) {
+  std::vector<std::string> Words;
+  std::string Word;
+  bool InWord = false, Quoted = false;
+  for (size_t I = 0; I < Contents.size(); ++I) {
+    char C = Contents[I];
+    if (C == '\\' && I + 1 < Contents.size()) {
+      Word += Contents[++I];
+      InWord = true;
+    } else if (C == '"') {
+      Quoted = !Quoted;
+      InWord = true; // "" is an empty word.
+    } else if (isSpace(C) && !Quoted) {
+      if (InWord)
+        Words.push_back(std::move(Word));
+      Word.clear();
+      InWord = false;
+    } else {
+      Word += C;
+      InWord = true;
+    }
+  }
+  if (InWord)
+    Words.push_back(std::move(Word));
+  return Words;
+}
+
+TranslatedCommand translateNvccCommand(ArrayRef<std::string> Argv,
+                                       vfs::FileSystem *FS) {
+  if (!FS)
+    return Translator(*vfs::getRealFileSystem()).run(Argv);
+  return Translator(*FS).run(Argv);
 }
 
 clang::tooling::ArgumentsAdjuster
-nvccArgumentsAdjuster(NvccWarningHandler OnWarning) {
+nvccArgumentsAdjuster(NvccWarningHandler OnWarning,
+                      IntrusiveRefCntPtr<vfs::FileSystem> FS) {
   if (!OnWarning)
     OnWarning = [](StringRef File, StringRef Message) {
       errs() << "cuda-rewrite: warning: " << File << ": " << Message << "\n";
     };
-  return [OnWarning](const clang::tooling::CommandLineArguments &Args,
-                     StringRef File) {
+  if (!FS)
+    FS = vfs::getRealFileSystem();
+  return [OnWarning, FS](const clang::tooling::CommandLineArguments &Args,
+                         StringRef File) {
     if (!isNvccCommand(Args))
       return Args;
-    TranslatedCommand T = translateNvccCommand(Args);
+    TranslatedCommand T = translateNvccCommand(Args, FS.get());
     // Shared by every adjuster: the tool makes one per side.
     static std::mutex Mutex;
     static std::set<std::pair<std::string, std::string>> Reported;

@@ -16,6 +16,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,17 +42,29 @@ struct TranslatedCommand {
   /// arch options themselves are not in Args: the tool passes its own
   /// --cuda-gpu-arch (a second one would make clang compile twice).
   std::optional<std::string> GpuArch;
+  /// Whether the command compiles relocatable device code (-rdc=true, -dc,
+  /// -dlto), which device-side launches and the runtime's device state need.
+  bool RelocatableDeviceCode = false;
   /// Problems the user can act on (an nvcc option cuda-rewrite does not know,
   /// an option missing its value, an architecture clang does not support,
-  /// an options file it does not read). Common CMake flags never produce
-  /// one. Each message names the option concerned.
+  /// an options file it cannot read). Common CMake flags never produce
+  /// one. Each message names the option or file concerned.
   std::vector<std::string> Warnings;
 };
 
 /// Translates the nvcc command \p Argv (argv[0] is nvcc or a launcher
-/// followed by nvcc) into clang's. The result is deterministic: equal inputs
-/// give equal outputs.
-TranslatedCommand translateNvccCommand(llvm::ArrayRef<std::string> Argv);
+/// followed by nvcc) into clang's. Options files (--options-file, -optf) are
+/// read from \p FS (default: the real file system), relative names against
+/// its working directory, and their options translated in place. The result
+/// is deterministic: equal inputs (and files) give equal outputs.
+TranslatedCommand translateNvccCommand(llvm::ArrayRef<std::string> Argv,
+                                       llvm::vfs::FileSystem *FS = nullptr);
+
+/// The options in an nvcc options file, split as nvcc 13.0 does: on
+/// whitespace; double quotes group (and are removed), also inside a word
+/// (`-I"a b"`); a backslash takes the next character literally; single
+/// quotes are ordinary characters.
+std::vector<std::string> splitNvccOptionsFile(llvm::StringRef Contents);
 
 /// Receives one warning of translateNvccCommand() for the compile command
 /// of \p File.
@@ -64,8 +77,12 @@ using NvccWarningHandler =
 /// default to stderr as "cuda-rewrite: warning: <file>: <message>"; each
 /// distinct (file, message) pair is reported once per process however often
 /// a command is adjusted (the tool parses every file twice, host and device).
-clang::tooling::ArgumentsAdjuster
-nvccArgumentsAdjuster(NvccWarningHandler OnWarning = nullptr);
+/// Options files are read from \p FS (default: the real file system): give
+/// the file system of the ClangTool that runs the adjuster, whose working
+/// directory is then the compile command's.
+clang::tooling::ArgumentsAdjuster nvccArgumentsAdjuster(
+    NvccWarningHandler OnWarning = nullptr,
+    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS = nullptr);
 
 } // namespace cuda_rewrite
 

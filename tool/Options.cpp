@@ -70,6 +70,13 @@ cl::opt<bool> Diff("diff",
                    cl::desc("Print a unified diff against the input instead "
                             "of the rewritten file"),
                    cl::cat(Category));
+cl::opt<bool> LineDirectives(
+    "line-directives",
+    cl::desc("Emit #line directives in the rewritten file so that compiler "
+             "diagnostics and profilers point at the lines of the input file "
+             "(by its absolute path); generated code is attributed to the "
+             "lines at or right after the construct it came from"),
+    cl::cat(Category));
 cl::opt<std::string> ExportFixes(
     "export-fixes",
     cl::desc("Write the edits as YAML for clang-apply-replacements"),
@@ -168,6 +175,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.InPlace = InPlace;
   Opts.FollowSymlinks = FollowSymlinks;
   Opts.Diff = Diff;
+  Opts.LineDirectives = LineDirectives;
   Opts.ExportFixes = ExportFixes;
   Opts.List = List;
   Opts.Remarks = RemarksFlag;
@@ -197,6 +205,11 @@ Error validateOptions(ToolOptions &Opts) {
                     !Opts.OutputFile.empty() || !Opts.OutputDir.empty()))
     return usage("--list rewrites nothing; it cannot be combined with -o, "
                  "--output-dir, -i, --diff or --export-fixes");
+  if (Opts.InPlace && Opts.LineDirectives)
+    return usage("--line-directives cannot be combined with -i: the "
+                 "directives would name the lines of the file that -i "
+                 "replaces; write the rewrite elsewhere with -o or "
+                 "--output-dir");
   std::set<std::string> Seen;
   for (const std::string &Source : Opts.Sources)
     if (!Seen.insert(Source).second)

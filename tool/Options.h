@@ -31,6 +31,8 @@ struct ToolOptions {
   /// instead of refusing them.
   bool FollowSymlinks = false;
   bool Diff = false;
+  /// #line directives in the rewritten text, pointing at the input.
+  bool LineDirectives = false;
   std::string ExportFixes;
   bool List = false;
   bool Remarks = false;

@@ -3,6 +3,8 @@
 #include "tool/NvccArgs.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -490,17 +492,143 @@ TEST(NvccArgsWarnings, UnknownOptionIsAHostOptionWhenForwarded) {
   EXPECT_THAT(T.Warnings, IsEmpty());
 }
 
-TEST(NvccArgsWarnings, OptionsFileIsNotRead) {
+// Options files (--options-file, -optf), as CMake writes them for include
+// paths (CMAKE_CUDA_USE_RESPONSE_FILE_FOR_INCLUDES, on by default).
+
+/// A file system whose working directory is /build, holding \p Files
+/// (relative names below /build).
+llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem>
+buildDir(std::vector<std::pair<std::string, std::string>> Files) {
+  auto FS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  FS->setCurrentWorkingDirectory("/build");
+  for (const auto &[Name, Contents] : Files)
+    FS->addFile(Name, 0, llvm::MemoryBuffer::getMemBufferCopy(Contents));
+  return FS;
+}
+
+TEST(NvccArgsOptionsFiles, SplitAsNvccDoes) {
+  EXPECT_EQ(splitNvccOptionsFile(" -DA=1\t-I\"dir with space\"\n-DB=\"x y\"  "
+                                 "-DE=a\\ b -DF=p\"q r\"s -DH=\\\\z\r\n"
+                                 "-DQ=\\\" -DC='q r' \"\""),
+            Argv({"-DA=1", "-Idir with space", "-DB=x y", "-DE=a b",
+                  "-DF=pq rs", "-DH=\\z", "-DQ=\"", "-DC='q", "r'", ""}));
+  EXPECT_THAT(splitNvccOptionsFile(""), IsEmpty());
+  EXPECT_THAT(splitNvccOptionsFile(" \n\t\n"), IsEmpty());
+}
+
+TEST(NvccArgsOptionsFiles, OptionsAreTranslatedInPlace) {
+  auto FS = buildDir({{"CMakeFiles/a.dir/includes_CUDA.rsp",
+                       "-I/src/include \"-I/src/dir with space\" "
+                       "-isystem=/opt/dep/include\n"}});
   TranslatedCommand T = translateNvccCommand(
-      words("nvcc --options-file CMakeFiles/a.dir/includes_CUDA.rsp -c a.cu"));
+      words("/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DFOO "
+            "--options-file CMakeFiles/a.dir/includes_CUDA.rsp -O3 -x cu -c "
+            "/src/a.cu -o CMakeFiles/a.dir/a.cu.o"),
+      FS.get());
+  EXPECT_EQ(T.Args,
+            Argv({"clang++", "-DFOO", "-I/src/include", "-I/src/dir with space",
+                  "-isystem", "/opt/dep/include", "-O3", "-x", "cuda", "-c",
+                  "/src/a.cu", "-o", "CMakeFiles/a.dir/a.cu.o"}));
+  EXPECT_THAT(T.Warnings, IsEmpty());
+}
+
+TEST(NvccArgsOptionsFiles, EverySpellingSeveralFilesAndLists) {
+  auto FS = buildDir({{"a.rsp", "-DA"}, {"b.rsp", "-DB"}, {"c.rsp", "-DC"}});
+  for (llvm::StringRef Options :
+       {"-optf a.rsp -optf=b.rsp --options-file c.rsp",
+        "--options-file=a.rsp,b.rsp -options-file c.rsp",
+        "-optf a.rsp,b.rsp,c.rsp", "--optf=/build/a.rsp,b.rsp -optf c.rsp"}) {
+    TranslatedCommand T = translateNvccCommand(
+        words(("nvcc " + Options + " -c a.cu").str()), FS.get());
+    EXPECT_EQ(T.Args, words("clang++ -DA -DB -DC -c a.cu")) << Options.str();
+    EXPECT_THAT(T.Warnings, IsEmpty()) << Options.str();
+  }
+}
+
+TEST(NvccArgsOptionsFiles, AFileMayNameAnotherRelativeToTheDirectory) {
+  // As with nvcc, the name in sub/a.rsp is relative to the working
+  // directory, not to sub/.
+  auto FS = buildDir({{"sub/a.rsp", "-DA -optf b.rsp -DA2"},
+                      {"b.rsp", "-DB"},
+                      {"sub/b.rsp", "-DWRONG"}});
+  TranslatedCommand T =
+      translateNvccCommand(words("nvcc -optf sub/a.rsp -c a.cu"), FS.get());
+  EXPECT_EQ(T.Args, words("clang++ -DA -DB -DA2 -c a.cu"));
+  EXPECT_THAT(T.Warnings, IsEmpty());
+}
+
+TEST(NvccArgsOptionsFiles, OptionsInAFileActOnTheWholeCommand) {
+  auto FS =
+      buildDir({{"flags.rsp", "-rdc=true -forward-unknown-to-host-compiler "
+                              "-arch=sm_90 -Xcompiler"}});
+  TranslatedCommand T = translateNvccCommand(
+      words("nvcc -Wall -optf flags.rsp -fPIC -c a.cu"), FS.get());
+  // -Xcompiler at the end of the file takes the value after it.
+  EXPECT_EQ(T.Args, words("clang++ -Qunused-arguments -Wall -fgpu-rdc "
+                          "-D__CUDACC_RDC__=1 -fPIC -c a.cu"));
+  EXPECT_EQ(T.GpuArch, "sm_90");
+  EXPECT_TRUE(T.RelocatableDeviceCode);
+  EXPECT_THAT(T.Warnings, IsEmpty());
+}
+
+TEST(NvccArgsOptionsFiles, AValueThatLooksLikeAnOptionsFileIsAValue) {
+  auto FS = buildDir({});
+  TranslatedCommand T = translateNvccCommand(
+      words("nvcc -MF -optf -Xcompiler -optf -c a.cu"), FS.get());
   EXPECT_EQ(T.Args, words("clang++ -c a.cu"));
-  EXPECT_THAT(
-      T.Warnings,
-      ElementsAre("nvcc options file 'CMakeFiles/a.dir/includes_CUDA.rsp' is "
-                  "not read, the options in it are ignored; for a CMake "
-                  "build, configure with "
-                  "-DCMAKE_CUDA_USE_RESPONSE_FILE_FOR_INCLUDES=OFF to have "
-                  "them in compile_commands.json"));
+  EXPECT_THAT(T.Warnings, IsEmpty());
+}
+
+TEST(NvccArgsOptionsFiles, MissingFileIsAWarningNamingIt) {
+  auto FS = buildDir({{"b.rsp", "-DB"}});
+  TranslatedCommand T = translateNvccCommand(
+      words("nvcc --options-file CMakeFiles/a.dir/includes_CUDA.rsp,b.rsp "
+            "-optf /elsewhere/c.rsp -c a.cu"),
+      FS.get());
+  EXPECT_EQ(T.Args, words("clang++ -DB -c a.cu"));
+  EXPECT_THAT(T.Warnings,
+              ElementsAre("cannot read nvcc options file "
+                          "'CMakeFiles/a.dir/includes_CUDA.rsp' in '/build': "
+                          "No such file or directory; the options in it are "
+                          "ignored",
+                          "cannot read nvcc options file '/elsewhere/c.rsp': "
+                          "No such file or directory; the options in it are "
+                          "ignored"));
+}
+
+TEST(NvccArgsOptionsFiles, AFileThatNamesItselfStopsAndWarns) {
+  auto FS = buildDir({{"loop.rsp", "-optf loop.rsp -DX"}});
+  TranslatedCommand T =
+      translateNvccCommand(words("nvcc -optf loop.rsp -c a.cu"), FS.get());
+  EXPECT_THAT(T.Warnings,
+              ElementsAre("nvcc options file 'loop.rsp' is nested more than "
+                          "15 files deep (does a file name itself?); "
+                          "ignored"));
+  EXPECT_EQ(T.Args.back(), "a.cu");
+}
+
+TEST(NvccArgsOptionsFiles, OptionAtTheEndWithoutItsValue) {
+  TranslatedCommand T = translateNvccCommand(words("nvcc -c a.cu -optf"));
+  EXPECT_EQ(T.Args, words("clang++ -c a.cu"));
+  EXPECT_THAT(T.Warnings,
+              ElementsAre("nvcc option '-optf' lacks its value; ignored"));
+}
+
+TEST(NvccArgsRdc, RelocatableDeviceCodeIsRecognizedInEverySpelling) {
+  for (llvm::StringRef Options :
+       {"-rdc=true", "-rdc true", "--relocatable-device-code=true", "-dc",
+        "--device-c", "-dlto", "-lto", "-rdc=true -dc"})
+    EXPECT_TRUE(
+        translateNvccCommand(words(("nvcc " + Options + " -c a.cu").str()))
+            .RelocatableDeviceCode)
+        << Options.str();
+  for (llvm::StringRef Options :
+       {"", "-rdc=false", "--relocatable-device-code=false", "-dw",
+        "-Xcompiler -fgpu-rdc"})
+    EXPECT_FALSE(
+        translateNvccCommand(words(("nvcc " + Options + " -c a.cu").str()))
+            .RelocatableDeviceCode)
+        << Options.str();
 }
 
 // Which commands are nvcc's.
@@ -573,6 +701,18 @@ TEST(NvccArgsAdjuster, TranslatesNvccCommandsAndReportsEachWarningOnce) {
                                     "option '--bogus' ignored"));
   Host(Command, "/src/adjuster-test-2.cu");
   EXPECT_EQ(Reported.size(), 2u);
+}
+
+TEST(NvccArgsAdjuster, ReadsOptionsFilesFromItsFileSystem) {
+  // The tool gives the adjuster its ClangTool's file system, whose working
+  // directory is then the compile command's.
+  std::vector<std::string> Reported;
+  clang::tooling::ArgumentsAdjuster Adjust = nvccArgumentsAdjuster(
+      [&](llvm::StringRef, llvm::StringRef M) { Reported.push_back(M.str()); },
+      buildDir({{"includes.rsp", "-I/src/include"}}));
+  EXPECT_EQ(Adjust(words("nvcc -optf includes.rsp -c a.cu"), "a.cu"),
+            words("clang++ -I/src/include -c a.cu"));
+  EXPECT_THAT(Reported, IsEmpty());
 }
 
 } // namespace
