@@ -333,8 +333,13 @@ private:
     }
     if (!E->isValueDependent()) {
       Expr::EvalResult Constant;
-      if (E->EvaluateAsInt(Constant, Ctx))
+      if (E->EvaluateAsInt(Constant, Ctx)) {
+        if (!Result.Pins.pin(E, Ctx)) {
+          refuse(E->getBeginLoc(), Result.Pins.why());
+          return std::nullopt;
+        }
         return AffineExpr::constant(Constant.Val.getInt().getExtValue());
+      }
     }
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
       return evalName(Ref->getDecl());

@@ -24,6 +24,7 @@
 #ifndef CUDA_REWRITE_ANALYSIS_STAGEACCESS_H
 #define CUDA_REWRITE_ANALYSIS_STAGEACCESS_H
 
+#include "analysis/ConfigPins.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include <optional>
@@ -97,6 +98,10 @@ struct StageAccess {
   const clang::VarDecl *CoordinateVar[3] = {nullptr, nullptr, nullptr};
   CoordinateForm Form[3] = {CoordinateForm::Absent, CoordinateForm::Absent,
                             CoordinateForm::Absent};
+  /// The constants folded into Reads, Stores and Bounds that another build
+  /// may define otherwise (macros, named constants): the fused code pins
+  /// them (analysis/ConfigPins.h).
+  ConfigPins Pins;
   std::string Refusal; ///< Empty when the kernel fits.
   clang::SourceLocation RefusalLoc;
   explicit operator bool() const { return Refusal.empty(); }

@@ -1116,8 +1116,11 @@ std::optional<AffineExpr> StencilAnalyzer::evalInt(const Expr *E) {
   // Literals, sizeof, constexpr calls, enumerators, const variables.
   Expr::EvalResult R;
   if (E->getType()->isIntegralOrEnumerationType() && E->EvaluateAsInt(R, Ctx) &&
-      R.Val.getInt().getSignificantBits() <= 64)
+      R.Val.getInt().getSignificantBits() <= 64) {
+    if (!Shape.Pins.pin(E, Ctx))
+      return fail(E, Shape.Pins.why());
     return AffineExpr::constant(R.Val.getInt().getExtValue());
+  }
   if (const auto *Cast = dyn_cast<CastExpr>(E)) {
     switch (Cast->getCastKind()) {
     case CK_LValueToRValue:
@@ -1180,8 +1183,11 @@ std::optional<AffineExpr> StencilAnalyzer::evalVar(const VarDecl *V,
       return AffineExpr::symbol(Loop->second.Sym);
     return fail(Ref, Loop->second.Why);
   }
-  if (std::optional<int64_t> C = constantValue(V))
+  if (std::optional<int64_t> C = constantValue(V)) {
+    if (!Shape.Pins.pin(Ref, Ctx))
+      return fail(Ref, Shape.Pins.why());
     return AffineExpr::constant(*C);
+  }
   std::string Name = quote(V->getNameAsString());
   if (isa<ParmVarDecl>(V)) {
     if (Mods.count(V))
@@ -2051,11 +2057,13 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
     return unknownWeight();
   // A literal, or arithmetic on literals (`1.0f / 9`).
   Expr::EvalResult R;
-  if (!isa<DeclRefExpr>(E) && E->EvaluateAsRValue(R, Ctx)) {
+  if (!isa<DeclRefExpr>(E) && E->EvaluateAsRValue(R, Ctx) &&
+      (R.Val.isFloat() || R.Val.isInt())) {
+    if (!Shape.Pins.pin(E, Ctx))
+      return unknownWeight();
     if (R.Val.isFloat())
       return literalWeight(R.Val.getFloat().convertToDouble());
-    if (R.Val.isInt())
-      return literalWeight(double(R.Val.getInt().getExtValue()));
+    return literalWeight(double(R.Val.getInt().getExtValue()));
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
     if (UO->getOpcode() == UO_Minus)
@@ -2096,7 +2104,7 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
       const Expr *Init = V->getAnyInitializer(Def);
       Expr::EvalResult IR;
       if (Fixed && Init && !Init->isValueDependent() &&
-          Init->EvaluateAsRValue(IR, Ctx)) {
+          Init->EvaluateAsRValue(IR, Ctx) && Shape.Pins.pin(Ref, Ctx)) {
         if (IR.Val.isFloat())
           W.Value = IR.Val.getFloat().convertToDouble();
         else if (IR.Val.isInt())
@@ -2634,7 +2642,9 @@ StencilAnalyzer::readFreeTerm(const Expr *E, std::set<const VarDecl *> &Seen) {
     bool Zero = E->EvaluateAsRValue(R, Ctx) &&
                 ((R.Val.isFloat() && R.Val.getFloat().isZero()) ||
                  (R.Val.isInt() && R.Val.getInt().isZero()));
-    if (Zero)
+    // A zero that another build may define otherwise (`+ BIAS`) is dropped
+    // only with a pin.
+    if (Zero && Shape.Pins.pin(E, Ctx))
       return std::nullopt;
     return sourceText(E);
   }

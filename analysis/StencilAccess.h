@@ -17,6 +17,7 @@
 #ifndef CUDA_REWRITE_ANALYSIS_STENCILACCESS_H
 #define CUDA_REWRITE_ANALYSIS_STENCILACCESS_H
 
+#include "analysis/ConfigPins.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/OperationKinds.h"
 #include "clang/Basic/SourceLocation.h"
@@ -170,6 +171,11 @@ struct StencilShape {
   /// A term of the stored value that reads no input (`+ 1.0f`, `+ bias`):
   /// the weights then do not describe the whole value. Empty when none.
   std::string ReadFreeTerm;
+  /// The values this shape was computed for that come from macros or named
+  /// constants (strides, offsets, bounds, weights, loop trips): generated
+  /// code pins them with static_asserts, so another build fails to compile
+  /// rather than run a rewrite made for other values.
+  ConfigPins Pins;
 
   /// The largest |offset| over all dimensions.
   int64_t radius() const;

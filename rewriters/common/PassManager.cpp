@@ -1,6 +1,7 @@
 //===- PassManager.cpp - Hands candidates to the passes -------------------===//
 
 #include "rewriters/common/PassManager.h"
+#include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/FusePass.h"
 #include "rewriters/pipeline/PipelinePass.h"
@@ -48,8 +49,50 @@ std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
   return "";
 }
 
+namespace {
+
+/// The line of the main file's first declaration, where the marker and the
+/// runtime includes go; invalid when the file declares nothing.
+clang::SourceLocation firstDeclarationLine(const PassContext &Context) {
+  const clang::SourceManager &SM = Context.Ctx.getSourceManager();
+  for (const clang::Decl *D : Context.Ctx.getTranslationUnitDecl()->decls()) {
+    clang::SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
+    if (!D->isImplicit() && SM.isWrittenInMainFile(First))
+      return lineStart(Context.Ctx, First);
+  }
+  return {};
+}
+
+} // namespace
+
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts) {
+  // The tool's own output: its generated code would be generated again
+  // (twice-defined kernels), so a second run changes nothing.
+  const clang::SourceManager &SM = Context.Ctx.getSourceManager();
+  if (std::optional<unsigned> Line =
+          findRewrittenFileMarker(SM.getBufferData(SM.getMainFileID()))) {
+    for (const Candidate &C : Candidates)
+      Context.Remark.skipped(C, passFor(C.Kind),
+                             "this file is cuda-rewrite's output (line " +
+                                 std::to_string(*Line) +
+                                 "); rewrite the original instead");
+    return true;
+  }
+  if (!runEachPass(Context, Candidates, Opts))
+    return false;
+  if (Context.Remark.counts().Rewritten == 0)
+    return true;
+  clang::SourceLocation Top = firstDeclarationLine(Context);
+  return !Top.isValid() ||
+         checkEdit(Context.Ctx,
+                   Context.Edits.addDefinition(
+                       "0/0-marker", rewrittenFileMarker().str() + "\n", Top),
+                   Top, "cuda-rewrite");
+}
+
+bool runEachPass(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
+                 const PassOptions &Opts) {
   std::vector<const Candidate *> AggregateSites, ChainKernels, StencilKernels,
       FuseBlocks, PipelineEntries, PipelineStages;
   for (const Candidate &C : Candidates) {
@@ -164,20 +207,15 @@ void reportUnusedPragmas(PassContext &Context,
 
 bool includeRuntimeHeader(PassContext &Context, llvm::StringRef Header,
                           clang::SourceLocation Loc, llvm::StringRef Pass) {
-  const clang::SourceManager &SM = Context.Ctx.getSourceManager();
-  for (const clang::Decl *D : Context.Ctx.getTranslationUnitDecl()->decls()) {
-    clang::SourceLocation First = SM.getExpansionLoc(D->getBeginLoc());
-    if (D->isImplicit() || !SM.isWrittenInMainFile(First))
-      continue;
-    return checkEdit(
-        Context.Ctx,
-        Context.Edits.addDefinition(
-            ("0/include-" + Header).str(),
-            ("#include \"cuda_rewrite/" + Header + ".cuh\"\n\n").str(),
-            lineStart(Context.Ctx, First)),
-        Loc, Pass);
-  }
-  return true;
+  clang::SourceLocation Top = firstDeclarationLine(Context);
+  return !Top.isValid() ||
+         checkEdit(
+             Context.Ctx,
+             Context.Edits.addDefinition(
+                 ("0/include-" + Header).str(),
+                 ("#include \"cuda_rewrite/" + Header + ".cuh\"\n\n").str(),
+                 Top),
+             Loc, Pass);
 }
 
 } // namespace cuda_rewrite

@@ -54,8 +54,12 @@ bool rewriteEach(PassContext &Context,
   return true;
 }
 
+/// Runs the passes (runEachPass) unless the file is the tool's own output
+/// (its marker line), and marks a file they rewrote.
 bool runPasses(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
                const PassOptions &Opts);
+bool runEachPass(PassContext &Context, llvm::ArrayRef<Candidate> Candidates,
+                 const PassOptions &Opts);
 
 /// Warns (-Wcuda-rewrite-refused) at each pragma of an enabled pass that
 /// annotates no candidate: `promote` on a kernel that does not launch

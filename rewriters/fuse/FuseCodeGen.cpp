@@ -87,7 +87,7 @@ public:
       Code.StagedTables.push_back(T.Var->getNameAsString());
       Code.StagedBytes += unsigned(T.Bytes);
       TableDecls += llvm::formatv("__shared__ {0} {1}[{2}];\n", T.ElementType,
-                                  T.Name, T.Elements);
+                                  T.Name, T.ElementsText);
     }
     if (!TableDecls.empty())
       TableDecls = "// Constant tables read at indices that differ within a "
@@ -1383,7 +1383,7 @@ private:
     for (const StagedTable &T : Tables)
       Text += llvm::formatv("  for (int i = threadIdx.x; i < {0}; i += "
                             "blockDim.x)\n    {1}[i] = {2}[i];\n",
-                            T.Elements, T.Name, sourceName(T));
+                            T.ElementsText, T.Name, sourceName(T));
     return Text.empty() ? "" : Text + "  __syncthreads();\n";
   }
 

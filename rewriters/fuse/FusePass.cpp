@@ -2,6 +2,7 @@
 
 #include "rewriters/fuse/FusePass.h"
 #include "analysis/StageGraph.h"
+#include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/FuseClauses.h"
@@ -232,12 +233,16 @@ private:
                                      "48 KiB",
                                      G.Stages.front().Kernel->getNameAsString(),
                                      Bytes));
+    ConfigPins Pins;
+    for (const FuseStage &S : G.Stages)
+      Pins.merge(S.Access.Pins);
     if (!check(
             Context.Edits.addDefinition(
                 // Keyed by position: groups appear in the block's order.
                 llvm::formatv("fuse/{0:d8}/{1}", SM.getFileOffset(First), Name)
                     .str(),
-                Code.Definitions, lineStart(Ctx, C.Function->getBeginLoc())),
+                pinnedValues(Pins) + Code.Definitions,
+                lineStart(Ctx, C.Function->getBeginLoc())),
             C.Loc))
       return false;
     Call = Code.Call;

@@ -661,7 +661,9 @@ private:
   static std::optional<std::string> valueText(const FuseStage &S, const Expr *E,
                                               unsigned Depth) {
     E = E->IgnoreParenImpCasts();
-    if (const auto *L = dyn_cast<IntegerLiteral>(E))
+    // A literal from a macro would be the macro's value in this build only.
+    if (const auto *L = dyn_cast<IntegerLiteral>(E);
+        L && !L->getBeginLoc().isMacroID())
       return std::to_string(L->getValue().getSExtValue());
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
       if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl())) {

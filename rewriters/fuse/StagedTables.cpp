@@ -85,6 +85,10 @@ std::vector<StagedTable> findStagedTables(const FuseGroup &G, ASTContext &Ctx,
       T.ElementType = Array->getElementType().getUnqualifiedType().getAsString(
           Ctx.getPrintingPolicy());
       T.Elements = Array->getSize().getZExtValue();
+      // Spelled, not folded: the extent may be a macro another build
+      // defines otherwise.
+      T.ElementsText = "(sizeof(" + V->getNameAsString() + ") / sizeof(" +
+                       V->getNameAsString() + "[0]))";
       T.Bytes = Ctx.getTypeSizeInChars(V->getType()).getQuantity();
       if (T.Elements == 0 || Total + T.Bytes > MaxBytes)
         continue;

@@ -36,6 +36,8 @@ struct StagedTable {
   std::string Name;        ///< The shared copy's name, `<var>_staged`.
   std::string ElementType; ///< As written in the generated code.
   uint64_t Elements = 0, Bytes = 0;
+  /// The element count as generated code spells it, from the array itself.
+  std::string ElementsText;
 };
 
 /// The tables of \p G's stages to stage: indexed (in a stage's body) at an

@@ -1,6 +1,7 @@
 //===- PipelinePass.cpp - Pipelines run from queues (VersaPipe) -----------===//
 
 #include "rewriters/pipeline/PipelinePass.h"
+#include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/pipeline/PipelineCodeGen.h"
@@ -39,7 +40,8 @@ public:
     if (!includeRuntimeHeader(Context, "pipeline", C.Loc, "pipeline") ||
         !check(Context.Edits.addDefinition(
                    "pipeline/" + Plan.name(),
-                   "\n" + generatePipelineCode(Plan, Ctx),
+                   "\n" + pinnedValues(Plan.Pins) +
+                       generatePipelineCode(Plan, Ctx),
                    lineAfter(Ctx, lastDefinitionEnd(Plan))),
                C.Loc) ||
         !rewriteLaunch(Plan))

@@ -278,6 +278,7 @@ public:
       Result.Refusal = Why;
       return Result;
     }
+    Plan.Pins = std::move(Pins);
     Result.Plan = std::move(Plan);
     return Result;
   }
@@ -504,7 +505,7 @@ private:
                         : nullptr;
     Expr::EvalResult Value;
     if (!R || !R->getInit() || !R->getInit()->EvaluateAsInt(Value, Ctx) ||
-        Value.Val.getInt() != 0)
+        Value.Val.getInt() != 0 || !Pins.pin(R->getInit(), Ctx))
       return false;
     auto IsR = [&](const Expr *E) {
       const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
@@ -513,7 +514,8 @@ private:
     const auto *Cond =
         dyn_cast<BinaryOperator>(Loop->getCond()->IgnoreParens());
     if (!Cond || Cond->getOpcode() != BO_LT || !IsR(Cond->getLHS()) ||
-        !Cond->getRHS()->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != N)
+        !Cond->getRHS()->EvaluateAsInt(Value, Ctx) || Value.Val.getInt() != N ||
+        !Pins.pin(Cond->getRHS(), Ctx))
       return false;
     const auto *Inc = dyn_cast<UnaryOperator>(Loop->getInc()->IgnoreParens());
     if (!Inc || !Inc->isIncrementOp() || !IsR(Inc->getSubExpr()))
@@ -633,6 +635,8 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   PipelinePlan Plan;
+  /// Filled by const matchers too; moved into Plan when it is made.
+  mutable ConfigPins Pins;
   std::string Why;
 };
 

@@ -11,6 +11,7 @@
 #define CUDA_REWRITE_REWRITERS_PIPELINE_PIPELINEPLAN_H
 
 #include "analysis/Candidates.h"
+#include "analysis/ConfigPins.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
@@ -48,6 +49,9 @@ struct StageCall {
 
 struct PipelinePlan {
   const clang::FunctionDecl *Entry = nullptr; ///< The entry kernel.
+  /// Constants the plan matched (a rank loop's bounds against threads(n))
+  /// that come from macros or named constants: the generated code pins them.
+  ConfigPins Pins;
   const clang::CUDAKernelCallExpr *Launch = nullptr;
   const clang::FunctionDecl *HostFunction = nullptr; ///< Holds the launch.
   /// Reached from the entry, breadth first (pipeline order).

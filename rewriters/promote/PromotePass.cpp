@@ -2,6 +2,7 @@
 
 #include "rewriters/promote/PromotePass.h"
 #include "analysis/LaunchSites.h"
+#include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/promote/PromoteCodeGen.h"
@@ -38,10 +39,11 @@ public:
     std::string Code = generatePromotedCode(Plan, Ctx);
     const FunctionDecl *Def = C.Function->getDefinition();
     if (!includeRuntimeHeader(Context, "runtime", C.Loc, "promote") ||
-        !check(Context.Edits.addDefinition("promote/" + Def->getNameAsString(),
-                                           "\n" + Code,
-                                           lineAfter(Ctx, Def->getEndLoc())),
-               C.Loc))
+        !check(
+            Context.Edits.addDefinition("promote/" + Def->getNameAsString(),
+                                        "\n" + pinnedValues(Plan.Pins) + Code,
+                                        lineAfter(Ctx, Def->getEndLoc())),
+            C.Loc))
       return false;
     for (const CUDAKernelCallExpr *Call : Plan.HostLaunches)
       if (!rewriteHostLaunch(Call, Plan))

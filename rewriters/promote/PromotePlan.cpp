@@ -211,6 +211,7 @@ public:
     std::string Why = plan();
     if (!Why.empty())
       return {std::nullopt, Why};
+    Plan.Pins = std::move(Pins);
     return {std::move(Plan), ""};
   }
 
@@ -355,7 +356,8 @@ private:
       return false;
     auto IsZero = [&](const Expr *Side) {
       Expr::EvalResult R;
-      return Side->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 0;
+      return Side->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 0 &&
+             Pins.pin(Side, Ctx);
     };
     auto IsThreadX = [&](const Expr *Side) {
       std::string T = text(Side->getSourceRange());
@@ -399,7 +401,8 @@ private:
   std::optional<llvm::APSInt> constant(const Expr *E) const {
     E = E ? written(E) : nullptr;
     Expr::EvalResult R;
-    if (!E || !E->getType()->isIntegerType() || !E->EvaluateAsInt(R, Ctx))
+    if (!E || !E->getType()->isIntegerType() || !E->EvaluateAsInt(R, Ctx) ||
+        !Pins.pin(E, Ctx))
       return std::nullopt;
     return R.Val.getInt();
   }
@@ -774,6 +777,8 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   PromotePlan Plan;
+  /// The plan's pins, filled by const tests too; moved into Plan at the end.
+  mutable ConfigPins Pins;
   std::vector<const Expr *> ConditionExprs;
   llvm::SmallPtrSet<const ValueDecl *, 8> Modified;
   llvm::SmallPtrSet<const ParmVarDecl *, 8> Postponed;

@@ -13,6 +13,7 @@
 #ifndef CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPLAN_H
 #define CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPLAN_H
 
+#include "analysis/ConfigPins.h"
 #include "analysis/LaunchSites.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -55,6 +56,10 @@ struct PromoteBuffer {
 
 struct PromotePlan {
   const clang::FunctionDecl *Kernel = nullptr;
+  /// Constants the plan tested (the thread-0 guard, the self-launch's grid,
+  /// block and shared memory) that come from macros or named constants:
+  /// the generated code pins them (analysis/ConfigPins.h).
+  ConfigPins Pins;
   const clang::CompoundStmt *Body = nullptr;
   PromoteVariant Variant;
   /// The self-launch, the top-level `if` that guards it (thread 0) and the

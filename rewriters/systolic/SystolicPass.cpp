@@ -5,6 +5,7 @@
 #include "analysis/LaunchSites.h"
 #include "analysis/StencilAccess.h"
 #include "analysis/SystolicModel.h"
+#include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/systolic/SystolicCodeGen.h"
@@ -60,7 +61,8 @@ public:
     std::optional<SystolicShape> Aligned =
         chooseVectorShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
     std::string Summary = describeOffsets(*Analysis.Shape);
-    std::string Code = generateSystolicCode(Plan, Shape, Aligned, Summary);
+    std::string Code = pinnedValues(Analysis.Shape->Pins) +
+                       generateSystolicCode(Plan, Shape, Aligned, Summary);
     const FunctionDecl *Def = Kernel->getDefinition();
     if (!check(Context.Edits.addDefinition(
                    "systolic/" + Kernel->getNameAsString(), "\n" + Code,

@@ -22,5 +22,8 @@ nvcc = getattr(config, "nvcc", "")
 if nvcc and os.path.exists(nvcc):
     config.substitutions.append(
         ("%nvcc-compile", f"{nvcc} -arch=sm_90 -I {runtime} -c"))
+    # Tests that need nvcc's own verdict (a build that must fail) say
+    # REQUIRES: nvcc.
+    config.available_features.add("nvcc")
 else:
     config.substitutions.append(("%nvcc-compile", "true"))

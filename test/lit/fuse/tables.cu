@@ -46,7 +46,8 @@ void run(const float *in, float *out, int W, int H) {
   cudaFree(s);
 }
 
-// CHECK:      __shared__ float curve_staged[256];
+// The extent is spelled from the array, not folded: it may be a macro.
+// CHECK:      __shared__ float curve_staged[(sizeof(curve) / sizeof(curve[0]))];
 // CHECK-NOT:  gain_staged
 // CHECK:      return gain[c] * in[(c * H + y) * W + x];
 // CHECK:      out[i] = curve_staged[clampTo(int(in_at(Interior, x, y)), 0, 255)] + gain[c];
@@ -55,7 +56,8 @@ void run(const float *in, float *out, int W, int H) {
 // cache would serve the lanes' distinct addresses one at a time).
 // CHECK:      __global__ void __launch_bounds__(128)
 // CHECK:        const float *__restrict__ curve_source, int extentX, int extentY) {
-// CHECK:        for (int i = threadIdx.x; i < 256; i += blockDim.x)
+// CHECK:        for (int i = threadIdx.x; i < (sizeof(curve) / sizeof(curve[0]));
+// CHECK-NEXT:        i += blockDim.x)
 // CHECK-NEXT:     curve_staged[i] = curve_source[i];
 // CHECK-NEXT:   __syncthreads();
 // CHECK-NEXT:   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

@@ -13,7 +13,7 @@
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
-// REMARK: remark: not rewritten: {{.*}}[aggregate]
+// REMARK: warning: not rewritten: {{.*}}[aggregate] [-Wcuda-rewrite-refused]
 // REMARK: remark: rewritten: aggregated at warp granularity into 'p19_leaf_aggregated' (not kernel or block granularity: 'p19_tree' also launches kernels that stay launches, from more than one thread (line {{[0-9]+}})
 // CHECK-NOT: _body(
 // CHECK: p19_leaf_launch_warp(1, p19_kLeaf, 0

@@ -12,7 +12,7 @@
 // RUN: %cuda-rewrite --aggregate-granularity=block --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
-// BLOCK: remark: not rewritten: block granularity: 'p118_parent' also launches kernels that stay launches, from more than one thread (line {{[0-9]+}})
+// BLOCK: warning: not rewritten: block granularity: 'p118_parent' also launches kernels that stay launches, from more than one thread (line {{[0-9]+}})
 // CHECK: remark: rewritten: aggregated at warp granularity into 'p118_mix0_aggregated' (not kernel or block granularity: 'p118_parent' also launches kernels that stay launches
 #include "difftest.cuh"
 

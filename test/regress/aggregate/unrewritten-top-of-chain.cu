@@ -10,7 +10,7 @@
 // RUN: %cuda-rewrite --aggregate-granularity=warp --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
-// REMARK: remark: not rewritten: the child kernel 'p109_mid' launches kernels itself
+// REMARK: warning: not rewritten: the child kernel 'p109_mid' launches kernels itself
 // REMARK: remark: rewritten: aggregated at warp granularity into 'p109_leaf_aggregated'
 // CHECK: static void run_p109(
 // CHECK: cuda_rewrite::prepareAggregatedLaunch();

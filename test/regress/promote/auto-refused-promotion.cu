@@ -9,7 +9,7 @@
 // RUN: %cuda-rewrite --auto --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
 // CHECK-DAG: remark: rewritten: aggregated at kernel granularity into 'p227_map_aggregated'; {{.*}}per-launch arguments: none [aggregate]
-// CHECK-DAG: remark: not rewritten: cannot promote 'p227_map' (PAO): a return before the self-launch
+// CHECK-DAG: warning: not rewritten: cannot promote 'p227_map' (PAO): a return before the self-launch
 #include "difftest.cuh"
 
 // ==== difftest program p227 ====

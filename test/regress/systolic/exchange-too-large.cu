@@ -6,7 +6,7 @@
 //
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s
 // RUN: %nvcc-compile -I %difftest %t.cu -o %t.o
-// CHECK: remark: not rewritten: z(shared) with 16 rows per thread and 8 warps per block needs 81920 bytes of shared memory for its partial sums, more than the 49152 a kernel can declare; lower p(..) or block(..) [systolic]
+// CHECK: warning: not rewritten: z(shared) with 16 rows per thread and 8 warps per block needs 81920 bytes of shared memory for its partial sums, more than the 49152 a kernel can declare; lower p(..) or block(..) [systolic] [-Wcuda-rewrite-refused]
 #include "difftest.cuh"
 
 // ==== difftest program p423 ====
