@@ -175,4 +175,109 @@ bool launchedByOneThread(ASTContext &Ctx, const CUDAKernelCallExpr &Launch,
 
 bool containsKernelLaunch(const Stmt *S) { return countKernelLaunches(S) > 0; }
 
+namespace {
+
+/// Whether a statement of \p Body may change \p V: an assignment to it or
+/// a member of it, an increment, or its address taken.
+bool mayChange(const Stmt *Body, const VarDecl *V) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *V;
+    bool Found = false;
+    explicit Finder(const VarDecl *V) : V(V) {}
+    bool names(const Expr *E) const {
+      E = E->IgnoreParenImpCasts();
+      while (const auto *M = dyn_cast<MemberExpr>(E))
+        E = M->getBase()->IgnoreParenImpCasts();
+      const auto *Ref = dyn_cast<DeclRefExpr>(E);
+      return Ref && Ref->getDecl() == V;
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      Found |= B->isAssignmentOp() && names(B->getLHS());
+      return !Found;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+      Found |=
+          C->isAssignmentOp() && C->getNumArgs() > 0 && names(C->getArg(0));
+      return !Found;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      Found |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+               names(U->getSubExpr());
+      return !Found;
+    }
+  } F(V);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  return F.Found;
+}
+
+/// The value of a dim3 or integer expression as threads, x * y * z.
+std::optional<uint64_t> threadsOf(const ASTContext &Ctx, const Expr *E,
+                                  const FunctionDecl *Enclosing,
+                                  ConfigPins &Pins, unsigned Depth) {
+  if (!E || Depth > 4)
+    return std::nullopt;
+  E = E->IgnoreImplicit();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+    E = Temp->getSubExpr()->IgnoreImplicit();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() == 1 &&
+        !Construct->getArg(0)->getType()->isIntegerType())
+      return threadsOf(Ctx, Construct->getArg(0), Enclosing, Pins, Depth + 1);
+    uint64_t Threads = 1;
+    for (const Expr *Arg : Construct->arguments()) {
+      if (isa<CXXDefaultArgExpr>(Arg))
+        continue;
+      std::optional<uint64_t> Dim =
+          threadsOf(Ctx, Arg, Enclosing, Pins, Depth + 1);
+      if (!Dim)
+        return std::nullopt;
+      Threads *= *Dim;
+    }
+    return Threads;
+  }
+  if (E->getType()->isIntegerType()) {
+    Expr::EvalResult R;
+    if (E->isValueDependent() || !E->EvaluateAsInt(R, Ctx) ||
+        R.Val.getInt().isNegative() || !Pins.pin(E, Ctx))
+      return std::nullopt;
+    return R.Val.getInt().getZExtValue();
+  }
+  // A local dim3 built from constants and never changed.
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || !V->isLocalVarDecl() || !V->getInit() || !Enclosing ||
+      !Enclosing->getBody() || mayChange(Enclosing->getBody(), V))
+    return std::nullopt;
+  return threadsOf(Ctx, V->getInit(), Enclosing, Pins, Depth + 1);
+}
+
+} // namespace
+
+std::optional<uint64_t> constantBlockThreads(const ASTContext &Ctx,
+                                             const LaunchSite &Launch,
+                                             ConfigPins &Pins) {
+  const auto *Config = dyn_cast_or_null<CallExpr>(Launch.Call->getConfig());
+  if (!Config || Config->getNumArgs() < 2)
+    return std::nullopt;
+  return threadsOf(Ctx, Config->getArg(1), Launch.Enclosing, Pins, 0);
+}
+
+std::optional<uint64_t> largestBlockThreads(const ASTContext &Ctx,
+                                            llvm::ArrayRef<LaunchSite> Launches,
+                                            const FunctionDecl &Kernel,
+                                            ConfigPins &Pins) {
+  std::optional<uint64_t> Largest;
+  for (const LaunchSite &L : Launches) {
+    if (!L.Callee || L.Callee->getCanonicalDecl() != Kernel.getCanonicalDecl())
+      continue;
+    std::optional<uint64_t> Threads = constantBlockThreads(Ctx, L, Pins);
+    if (!Threads)
+      return std::nullopt;
+    Largest = std::max(Largest.value_or(0), *Threads);
+  }
+  return Largest;
+}
+
 } // namespace cuda_rewrite

@@ -9,8 +9,10 @@
 #ifndef CUDA_REWRITE_ANALYSIS_LAUNCHSITES_H
 #define CUDA_REWRITE_ANALYSIS_LAUNCHSITES_H
 
+#include "analysis/ConfigPins.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,22 @@ bool launchedByOneThread(clang::ASTContext &Ctx,
                          const clang::FunctionDecl &Function);
 
 /// Whether \p S contains a kernel launch, and how many.
+/// The threads per block of \p Launch (x * y * z) when its block argument
+/// is a constant: an integer, a dim3 built from constants, or a local dim3
+/// so built and never changed. Constants from macros or named constants are
+/// pinned into \p Pins. None when unknown.
+std::optional<uint64_t> constantBlockThreads(const clang::ASTContext &Ctx,
+                                             const LaunchSite &Launch,
+                                             ConfigPins &Pins);
+
+/// The most threads per block any launch of \p Kernel in \p Launches asks
+/// for, when every one of them is constant (and there is one); none when
+/// one is unknown.
+std::optional<uint64_t> largestBlockThreads(const clang::ASTContext &Ctx,
+                                            llvm::ArrayRef<LaunchSite> Launches,
+                                            const clang::FunctionDecl &Kernel,
+                                            ConfigPins &Pins);
+
 bool containsKernelLaunch(const clang::Stmt *S);
 unsigned countKernelLaunches(const clang::Stmt *S);
 

@@ -183,11 +183,18 @@ aggregatedKernelParams(const AggregatedChild &A) {
   return Params;
 }
 
+/// Its blocks take the shape of the launches they serve, or pack several
+/// one-warp launches: any size up to 1024 threads, so its registers are
+/// bounded for 1024 (a child launched with 1024-thread blocks must still
+/// launch once aggregated).
+static std::string aggregatedKernelHead(const AggregatedChild &A) {
+  return "__global__ void __launch_bounds__(1024) " + A.kernelName();
+}
+
 std::string generateAggregatedKernelDeclaration(const AggregatedChild &A) {
   return "\n// cuda-rewrite (aggregate): '" + A.Child->getNameAsString() +
          "' for aggregated launches, defined below.\n" +
-         wrapCall("__global__ void " + A.kernelName(),
-                  aggregatedKernelParams(A), ";") +
+         wrapCall(aggregatedKernelHead(A), aggregatedKernelParams(A), ";") +
          "\n";
 }
 
@@ -206,9 +213,8 @@ std::string generateAggregatedKernel(const AggregatedChild &A,
   if (AsParent)
     Text += "// Its own launches are aggregated too: every thread, active or "
             "not, takes part\n// in gathering them after the body.\n";
-  Text += wrapCall("__global__ void " + A.kernelName(),
-                   aggregatedKernelParams(A), " {") +
-          "\n";
+  Text +=
+      wrapCall(aggregatedKernelHead(A), aggregatedKernelParams(A), " {") + "\n";
   std::string Self =
       "cuda_rewrite::originalLaunch<" + A.argsStruct() + ">(cr_launches);";
   Text += Self.size() + 23 <= 80

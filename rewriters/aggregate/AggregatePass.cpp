@@ -7,6 +7,7 @@
 #include "rewriters/aggregate/AggregateCodeGen.h"
 #include "rewriters/aggregate/ChildKernel.h"
 #include "rewriters/aggregate/DeviceMalloc.h"
+#include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 
@@ -16,6 +17,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -109,8 +111,8 @@ public:
     settleNestedSites();
     if (Sites.empty())
       return true;
-    return rewriteWarpSites() && rewriteBlockParents() && emitChildren() &&
-           aggregateMallocs() && prepareHostLaunches() &&
+    return rewriteWarpSites() && rewriteBlockParents() && boundWarpParents() &&
+           emitChildren() && aggregateMallocs() && prepareHostLaunches() &&
            includeRuntimeHeader(Context, "runtime", Candidates.front()->Loc,
                                 "aggregate");
   }
@@ -742,8 +744,8 @@ private:
         "\n\n// cuda-rewrite (aggregate): '" + Name +
         "' with its device-side launches aggregated:\n// each thread runs "
         "the original body, then the launches are made together.\n" +
-        Prefix + " " + Name + "(" + ParamText + ") {\n" + Decls +
-        Code.indentedBodyCall(2) + "\n" + Flushes + "}";
+        Prefix + " " + launchBounds(Parent) + Name + "(" + ParamText + ") {\n" +
+        Decls + Code.indentedBodyCall(2) + "\n" + Flushes + "}";
     Parents[Parent->getCanonicalDecl()] = std::move(Code);
     if (!check(Context.Edits.insertBefore(
                    Lexer::getLocForEndOfToken(Body->getRBracLoc(), 0, SM,
@@ -756,6 +758,62 @@ private:
   }
 
   static constexpr const char *kBodyPrefix = "__device__ __forceinline__ void ";
+
+  /// `__launch_bounds__(N) ` for a rewritten parent kernel, whose aggregation
+  /// code needs registers its original did not: N is the largest block its
+  /// launches use where all are constant, else 1024, so that it launches
+  /// with every block its original launches with (a 1024-thread parent
+  /// failed with error 701 otherwise). Empty where the user bounded it. The
+  /// constants come pinned (pinLaunchShapes()).
+  std::string launchBounds(const FunctionDecl *Parent) {
+    if (!Parent->hasAttr<CUDAGlobalAttr>() ||
+        Parent->hasAttr<CUDALaunchBoundsAttr>())
+      return "";
+    if (!HostLaunches)
+      HostLaunches = findLaunchSites(Ctx);
+    ConfigPins &Pins = ShapePins[Parent->getCanonicalDecl()];
+    std::optional<uint64_t> Threads =
+        largestBlockThreads(Ctx, *HostLaunches, *Parent, Pins);
+    uint64_t Bound = Threads && *Threads > 0 && *Threads <= 1024
+                         ? (*Threads + 31) / 32 * 32
+                         : 1024;
+    if (!Threads)
+      Pins = ConfigPins();
+    return "__launch_bounds__(" + std::to_string(Bound) + ") ";
+  }
+
+  /// Parents rewritten at warp granularity only keep their kernel: bound
+  /// its registers before its name (a parent with block or kernel sites was
+  /// bounded in its new wrapper), then pin the launch shapes it was bounded
+  /// for after it.
+  bool boundWarpParents() {
+    std::set<const FunctionDecl *> Wrapped, Done;
+    for (const Site &S : Sites)
+      if (S.G != Granularity::Warp)
+        Wrapped.insert(S.Parent->getCanonicalDecl());
+    for (const Site &S : Sites) {
+      const FunctionDecl *Parent = S.Parent;
+      if (S.G != Granularity::Warp ||
+          Wrapped.count(Parent->getCanonicalDecl()) ||
+          !Done.insert(Parent->getCanonicalDecl()).second)
+        continue;
+      std::string Bounds = launchBounds(Parent);
+      if (!Bounds.empty() &&
+          !check(Context.Edits.insertBefore(Parent->getLocation(), Bounds),
+                 Parent->getLocation()))
+        return false;
+    }
+    for (const auto &[Parent, Pins] : ShapePins)
+      if (!Pins.empty() &&
+          !check(Context.Edits.addDefinition(
+                     "aggregate/pins/" + Parent->getNameAsString(),
+                     "\n" + pinnedValues(Pins),
+                     ::cuda_rewrite::lineAfter(
+                         Ctx, Parent->getDefinition()->getEndLoc())),
+                 Parent->getLocation()))
+        return false;
+    return true;
+  }
 
   /// Parameters continued on further lines and aligned after the '(' stay
   /// aligned after the body function's longer name: their indentation
@@ -860,6 +918,9 @@ private:
   /// What each parent rewritten at block or kernel granularity runs.
   std::map<const FunctionDecl *, ParentCode> Parents;
   std::optional<std::vector<LaunchSite>> HostLaunches; ///< Found once.
+  /// Per rewritten parent, the constants of the block sizes its launch
+  /// bounds were computed from.
+  std::map<const FunctionDecl *, ConfigPins> ShapePins;
 };
 
 } // namespace

@@ -18,6 +18,8 @@
 //        samples/aggregate/bfs.cu -lcudadevrt -o bfs
 //   ./bfs [nodes [max_degree]] [--flat] [--seed=N] [--reps=N]
 //
+// compile-defines: BFS_EXPAND_THREADS=1024
+//
 // Default: 100000 nodes with out-degrees in [0, 64], skewed towards small
 // ones (about 2.1M edges); about 6 levels and 88k child launches, up to about
 // 65k in one bfsExpand call.
@@ -37,7 +39,13 @@ constexpr int kUnvisited = -1;
 /// Threads per block of the child grid: one thread per edge.
 constexpr int kEdgeThreads = 32;
 /// Threads per block of the parent grid: one thread per frontier node.
-constexpr int kExpandThreads = 256;
+/// -DBFS_EXPAND_THREADS=1024 runs the parents in 1024-thread blocks, the
+/// largest CUDA allows: the rewritten parent must still launch (its
+/// registers bounded for them).
+#ifndef BFS_EXPAND_THREADS
+#define BFS_EXPAND_THREADS 256
+#endif
+constexpr int kExpandThreads = BFS_EXPAND_THREADS;
 
 /// A directed graph.
 using Graph = samples::CsrGraph;

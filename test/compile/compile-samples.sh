@@ -95,11 +95,17 @@ for sample in "$root"/samples/*/*.cu; do
       variants+=("$type")
     done
   fi
+  # Other configurations the sample names (`// compile-defines: N=V`):
+  # rewritten and compiled with -DN=V, each with the pass's default.
+  for define in $(sed -n 's|^// compile-defines: ||p' "$sample"); do
+    variants+=("define:$define")
+  done
   for variant in "${variants[@]}"; do
     option=()
     defines=()
     case $pass/$variant in
     */default) ;;
+    */define:*) defines=(-D"${variant#define:}") ;;
     aggregate/*) option=(--aggregate-granularity="$variant") ;;
     systolic/*) defines=(-DSAMPLE_REAL="$variant") ;;
     esac

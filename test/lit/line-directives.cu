@@ -54,13 +54,15 @@ __global__ void child(float *data, int n, float scale) {
 }
 // The aggregated kernel is generated after the child, and attributed to the
 // lines after it; the next untouched line is named.
-// CHECK:      __global__ void child_aggregated({{.*}}
+// CHECK:      __global__ void __launch_bounds__(1024) child_aggregated({{.*}}
 // CHECK:      #line [[# @LINE - 3]] "[[FILE]]"
 // CHECK-NEXT: // The aggregated kernel is generated after the child, and attributed to the
 
-// The pragma's line is removed: the line after it is named.
-// CHECK:      #line [[# @LINE + 3]] "[[FILE]]"
-// CHECK-NEXT: __global__ void parent(float **rows, const int *lengths, int count,
+// The pragma's line is removed and the kernel's head gains launch bounds:
+// the line after the head is named.
+// CHECK:      __global__ void __launch_bounds__(256) parent(float **rows, const int *lengths, int count,
+// CHECK-NEXT: float scale) {
+// CHECK-NEXT: #line [[# @LINE + 4]] "[[FILE]]"
 #pragma cuda_rewrite aggregate granularity(warp)
 __global__ void parent(float **rows, const int *lengths, int count,
                        float scale) {
