@@ -67,7 +67,11 @@ std::string outermostSpelling(SourceRange R, const SourceManager &SM,
   if (B.isFileID() != E.isFileID())
     return "";
   if (B.isMacroID()) {
-    // Both in one macro's body: the text as that body spells it.
+    // Both in one expansion of one macro's body: the text as that body
+    // spells it. Ends in two expansions (`N - M`) have no one spelling
+    // (their spelling locations can lie anywhere, a #define apart).
+    if (SM.getFileID(B) != SM.getFileID(E))
+      return "";
     B = SM.getSpellingLoc(B);
     E = SM.getSpellingLoc(E);
     if (SM.getFileID(B) != SM.getFileID(E) ||
