@@ -263,6 +263,10 @@ bool ConfigPins::visit(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
   return true;
 }
 
+void ConfigPins::pinSize(StringRef Type, uint64_t Bytes) {
+  Pins.insert({"sizeof(" + Type.str() + ")", std::to_string(Bytes)});
+}
+
 void ConfigPins::merge(const ConfigPins &Other) {
   Pins.insert(Other.Pins.begin(), Other.Pins.end());
 }

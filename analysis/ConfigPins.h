@@ -50,6 +50,10 @@ public:
   /// false, with why(), if such a part cannot be spelled at file scope.
   bool pin(const clang::Expr *E, const clang::ASTContext &Ctx);
 
+  /// Pins the size of the type spelled \p Type (a typedef or macro such as
+  /// `real`, which another build may make double) to \p Bytes.
+  void pinSize(llvm::StringRef Type, uint64_t Bytes);
+
   void merge(const ConfigPins &Other);
   bool empty() const { return Pins.empty(); }
   const std::set<ConfigPin> &pins() const { return Pins; }

@@ -61,7 +61,12 @@ public:
     std::optional<SystolicShape> Aligned =
         chooseVectorShape(Plan.Geometry, Context.Gpu, P, Block, Vector);
     std::string Summary = describeOffsets(*Analysis.Shape);
-    std::string Code = pinnedValues(Analysis.Shape->Pins) +
+    // The shapes and vector types are chosen for the element's size: an
+    // element type spelled through a typedef or macro (`real`) is pinned.
+    ConfigPins Pins = Analysis.Shape->Pins;
+    if (Plan.ElementType != "float" && Plan.ElementType != "double")
+      Pins.pinSize(Plan.ElementType, Plan.Geometry.ElementBytes);
+    std::string Code = pinnedValues(Pins) +
                        generateSystolicCode(Plan, Shape, Aligned, Summary);
     const FunctionDecl *Def = Kernel->getDefinition();
     if (!check(Context.Edits.addDefinition(

@@ -9,6 +9,7 @@
 // RUN: not %nvcc-compile %t.cu -o %t.o -DN=512 2>&1 | FileCheck %s --check-prefix=OTHER-N
 // RUN: not %nvcc-compile %t.cu -o %t.o -DWEIGHT=0.5f 2>&1 | FileCheck %s --check-prefix=OTHER-W
 // RUN: not %nvcc-compile %t.cu -o %t.o -DLARGE 2>&1 | FileCheck %s --check-prefix=OTHER-K
+// RUN: not %nvcc-compile %t.cu -o %t.o -DREAL=double 2>&1 | FileCheck %s --check-prefix=OTHER-T
 
 #ifndef N
 #define N 1024
@@ -22,6 +23,10 @@ constexpr int kWidth = 4096;
 #else
 constexpr int kWidth = 2048;
 #endif
+#ifndef REAL
+#define REAL float
+#endif
+typedef REAL real;
 namespace grid {
 enum Border { kMargin = 1 };
 }
@@ -68,12 +73,26 @@ __global__ void byLiteral(const float *__restrict__ in, float *__restrict__ out)
 // CHECK-NOT:  static_assert
 // CHECK:      byLiteral_systolic(const float
 
-void run(const float *in, float *out) {
+// The shapes and vectors are chosen for the element's size: an element type
+// spelled through a typedef or macro is pinned by its size.
+#pragma cuda_rewrite systolic
+__global__ void byType(const real *__restrict__ in, real *__restrict__ out) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= 1023 || y >= 1023)
+    return;
+  out[y * 1024 + x] = in[y * 1024 + x - 1] + in[y * 1024 + x + 1];
+}
+// CHECK:      static_assert((sizeof(real)) == 4, "cuda-rewrite: rewritten for sizeof(real) == 4;
+
+void run(const float *in, float *out, const real *rin, real *rout) {
   byMacro<<<dim3(N / 32, N / 8), dim3(32, 8)>>>(in, out);
   byConstant<<<dim3(kWidth / 32, 64), dim3(32, 8)>>>(in, out, 512);
   byLiteral<<<dim3(32, 128), dim3(32, 8)>>>(in, out);
+  byType<<<dim3(32, 128), dim3(32, 8)>>>(rin, rout);
 }
 
 // OTHER-N: static assertion failed with "cuda-rewrite: rewritten for N == 1024; rerun cuda-rewrite for this configuration"
 // OTHER-W: static assertion failed with "cuda-rewrite: rewritten for WEIGHT == 0x1p-2f; rerun cuda-rewrite for this configuration"
 // OTHER-K: static assertion failed with "cuda-rewrite: rewritten for kWidth == 2048; rerun cuda-rewrite for this configuration"
+// OTHER-T: static assertion failed with "cuda-rewrite: rewritten for sizeof(real) == 4; rerun cuda-rewrite for this configuration"
