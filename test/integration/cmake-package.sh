@@ -190,15 +190,22 @@ assert os.path.realpath(original) not in files, f"{original} compiled: {files}"
 PY
 }
 
+# Configures the example copy into build directory <dir>, against the package
+# <where> names, with the given extra cmake arguments (how to find it, flags).
+configure_example() {
+  local dir=$1 where=$2
+  shift 2
+  step "configure the example against $where" \
+    cmake -S "$src" -B "$dir" "${generator[@]}" \
+      -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@"
+}
+
 # 2. The example against the installed package. A copy, so that touching its
 # source below leaves the checkout alone.
 cp -R "$repo/examples/cmake-project" "$src" || fail "cannot copy the example"
 
-step "configure the example against $prefix" \
-  cmake -S "$src" -B "$bld" "${generator[@]}" \
-    -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_CUDA_COMPILER="$nvcc" \
-    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${known_flags[@]}"
+configure_example "$bld" "$prefix" -DCMAKE_PREFIX_PATH="$prefix" \
+  "${known_flags[@]}"
 rewritten=$bld/cuda_rewrite/src/main.cu
 check_rule "$bld" "$rewritten" "$prefix/bin/cuda-rewrite "
 [ $line_directives = 0 ] ||
@@ -227,11 +234,8 @@ tree_bld=$work/build-tree
 tree_flags=("${known_flags[@]}")
 [ $warnings_as_errors = 0 ] ||
   tree_flags+=(-DCUDA_REWRITE_WARNINGS_AS_ERRORS=ON)
-step "configure the example against the build tree $build_dir" \
-  cmake -S "$src" -B "$tree_bld" "${generator[@]}" \
-    -Dcuda_rewrite_DIR="$build_dir" \
-    -DCMAKE_CUDA_COMPILER="$nvcc" \
-    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${tree_flags[@]}"
+configure_example "$tree_bld" "the build tree $build_dir" \
+  -Dcuda_rewrite_DIR="$build_dir" "${tree_flags[@]}"
 tree_rewritten=$tree_bld/cuda_rewrite/src/main.cu
 check_rule "$tree_bld" "$tree_rewritten" "$tool "
 [ $warnings_as_errors = 0 ] ||
