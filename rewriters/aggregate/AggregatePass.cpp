@@ -807,12 +807,29 @@ private:
       if (!Pins.empty() &&
           !check(Context.Edits.addDefinition(
                      "aggregate/pins/" + Parent->getNameAsString(),
-                     "\n" + pinnedValues(Pins),
-                     ::cuda_rewrite::lineAfter(
-                         Ctx, Parent->getDefinition()->getEndLoc())),
+                     "\n" + pinnedValues(Pins), pinPlace(Parent)),
                  Parent->getLocation()))
         return false;
     return true;
+  }
+
+  /// Where the pins of \p Parent's launch shapes go: at file scope after the
+  /// parent and after every function that launches it, since the launches'
+  /// macros may be defined only there (cdpBezierTessellation defines its
+  /// BLOCK_DIM just before main).
+  SourceLocation pinPlace(const FunctionDecl *Parent) {
+    SourceLocation Last =
+        SM.getExpansionLoc(Parent->getDefinition()->getEndLoc());
+    for (const LaunchSite &L : *HostLaunches) {
+      if (!L.Callee || !L.Enclosing ||
+          L.Callee->getCanonicalDecl() != Parent->getCanonicalDecl())
+        continue;
+      SourceLocation End = SM.getExpansionLoc(L.Enclosing->getEndLoc());
+      if (SM.isWrittenInMainFile(End) &&
+          SM.isBeforeInTranslationUnit(Last, End))
+        Last = End;
+    }
+    return ::cuda_rewrite::lineAfter(Ctx, Last);
   }
 
   /// Parameters continued on further lines and aligned after the '(' stay
