@@ -1092,10 +1092,14 @@ private:
     }
     // Regions, from the last stage back: a stage is computed where its
     // consumers read it and on its own tile if it stores to global memory.
+    // What an earlier group set goes first: join() passes a group's planned
+    // stages, and a stage inlined there (read once per point by a reader
+    // stored there) need not be here, where its buffers are new and have
+    // tiles (inlinePointwise only ever sets Inlined).
     for (FuseStage &S : Stages) {
       S.RegionLo[0] = S.RegionLo[1] = S.RegionHi[0] = S.RegionHi[1] = 0;
       S.Scale[0] = S.Scale[1] = AxisScale();
-      S.Needed = S.NeedsOwn = false;
+      S.Needed = S.NeedsOwn = S.Inlined = false;
     }
     std::vector<std::string> Relations;
     for (unsigned I = Stages.size(); I-- != 0;) {

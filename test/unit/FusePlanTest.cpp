@@ -368,6 +368,33 @@ TEST(FusePlan, AStageJoinsTheGroupThatReadsItAcrossAnUnrelatedLaunch) {
   EXPECT_EQ(Ordered.Plan.Groups[0].Stages.size(), 2u);
 }
 
+// A stage that joins a group has the group planned again from its stages
+// as they were planned there: the first blur, inlined while 'combine'
+// stored 'u' (read once per point), must keep a tile once the last blur
+// joins, since 'combine' is then inlined where that blur reads three rows.
+// Every stage is inlined exactly where its buffer is: the flag the first
+// plan left used to drop the loop that wrote the buffer's tile.
+TEST(FusePlan, AJoinedGroupPlansInliningAfresh) {
+  Planned P = planBlock(R"cu(
+    blurY<<<g, b>>>(in, t, W, H);
+    combine<<<g, b>>>(t, t, u, W, H);
+    gather<<<g, b>>>(in, live, W, H);
+    blurY<<<g, b>>>(u, out, W, H);
+)cu",
+                        OrderKernels);
+  ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
+  const FuseGroup &G = P.Plan.Groups[0];
+  std::vector<unsigned> Stages;
+  for (const FuseStage &S : G.Stages)
+    Stages.push_back(S.Index);
+  ASSERT_EQ(Stages, (std::vector<unsigned>{0, 1, 3}));
+  EXPECT_FALSE(G.Stages[0].Inlined);
+  EXPECT_TRUE(G.Stages[1].Inlined);
+  EXPECT_FALSE(G.Stages[2].Inlined);
+  for (const FuseBuffer &B : G.Written)
+    EXPECT_EQ(B.Inlined, G.Stages[B.Producer].Inlined) << B.Name;
+}
+
 // A row stride the consumer computes from its parameters (W / 2) names the
 // producer's rows where it equals the producer's stride: the launcher
 // checks that. Two different parameters are still another layout.
