@@ -61,6 +61,94 @@ void reportError(DiagnosticsEngine &Diags, SourceLocation Loc,
       << Message.str();
 }
 
+/// What the parse found, for the passes.
+struct ParseFindings {
+  llvm::ArrayRef<PragmaDirective> Pragmas;
+  llvm::ArrayRef<AttachedPragma> Attached;
+  llvm::ArrayRef<Candidate> Candidates;
+  const CudaArchRegions &Regions;
+};
+
+/// Everything a rewrite does to the parse short of finalising the edits:
+/// the pragmas' removal, the unused-pragma warnings and the passes. The
+/// rewrite and --list both call it, so that --list's verdicts are the
+/// rewrite's. False if an edit failed (diagnosed).
+bool rewriteParse(ASTContext &Ctx, const ParseFindings &Found,
+                  const SideSettings &Settings, const PassOptions &PassOpts,
+                  Remarks &Remark, EditSet &Edits) {
+  DiagnosticsEngine &Diags = Ctx.getDiagnostics();
+  for (const PragmaDirective &P : Found.Pragmas)
+    if (Error E = Edits.removeLines(P.HashLoc, P.EndLoc)) {
+      reportError(Diags, P.HashLoc,
+                  "cannot remove this pragma: " + toString(std::move(E)));
+      return false;
+    }
+  PassContext Context{Ctx, Settings.Gpu, Edits, Remark};
+  if (!Settings.OnlyIn)
+    reportUnusedPragmas(Context, Found.Attached, Found.Candidates, PassOpts,
+                        Found.Regions);
+  return runPasses(Context, Found.Candidates, PassOpts);
+}
+
+/// Collects the errors reported while it is the diagnostics' client: the
+/// edits a pass could not make during a --list run, which the rewrite would
+/// fail on.
+class ErrorCollector : public DiagnosticConsumer {
+public:
+  explicit ErrorCollector(std::vector<RewriteError> &Errors) : Errors(Errors) {}
+
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error)
+      return;
+    SmallString<128> Message;
+    Info.FormatDiagnostic(Message);
+    Errors.push_back({Info.getLocation(), std::string(Message)});
+  }
+
+private:
+  std::vector<RewriteError> &Errors;
+};
+
+/// Makes \p Into the client of \p Diags for its lifetime, then puts the
+/// previous client back.
+class ClientSwap {
+public:
+  ClientSwap(DiagnosticsEngine &Diags, DiagnosticConsumer &Into)
+      : Diags(Diags), Previous(Diags.getClient()), Owned(Diags.takeClient()) {
+    Diags.setClient(&Into, /*ShouldOwnClient=*/false);
+  }
+  ~ClientSwap() {
+    if (Owned)
+      Diags.setClient(Owned.release(), /*ShouldOwnClient=*/true);
+    else
+      Diags.setClient(Previous, /*ShouldOwnClient=*/false);
+  }
+
+private:
+  DiagnosticsEngine &Diags;
+  DiagnosticConsumer *Previous;
+  std::unique_ptr<DiagnosticConsumer> Owned;
+};
+
+/// A rewrite of the parse with \p PassOpts whose edits are thrown away and
+/// whose remarks, warnings and errors are recorded rather than printed.
+RewriteReport rehearseRewrite(ASTContext &Ctx, const ParseFindings &Found,
+                              const SideSettings &Settings,
+                              const PassOptions &PassOpts) {
+  RewriteReport Report;
+  ErrorCollector Collector(Report.Errors);
+  ClientSwap Swap(Ctx.getDiagnostics(), Collector);
+  EditSet Throwaway(Ctx.getSourceManager());
+  Remarks::Settings Quiet;
+  Quiet.Auto = PassOpts.Auto;
+  Quiet.Log = &Report.Remarks;
+  Remarks Remark(Ctx.getDiagnostics(), Quiet);
+  rewriteParse(Ctx, Found, Settings, PassOpts, Remark, Throwaway);
+  return Report;
+}
+
 /// Runs when the whole file is parsed: pragmas, candidates, passes, edits.
 class AnalysisConsumer : public ASTConsumer {
 public:
@@ -97,24 +185,19 @@ public:
     const ToolOptions &Opts = Settings.Opts;
     PassOptions PassOpts{Opts.Passes, Opts.Auto,
                          parseGranularity(Opts.AggregateGranularity)};
+    ParseFindings Found{Pragmas, Attached, Candidates, Regions};
     if (Opts.List) {
-      Out.Listing =
-          listEntries(Ctx, Candidates, Attached, PassOpts, Settings.Gpu);
+      Out.Listing = listEntries(
+          Ctx, Candidates, Attached, PassOpts, [&](const PassOptions &With) {
+            return rehearseRewrite(Ctx, Found, Settings, With);
+          });
       Out.Ok = true;
       return;
     }
 
     EditSet Edits(SM);
-    for (const PragmaDirective &P : Pragmas)
-      if (Error E = Edits.removeLines(P.HashLoc, P.EndLoc))
-        return reportError(Diags, P.HashLoc,
-                           "cannot remove this pragma: " +
-                               toString(std::move(E)));
     Remarks Remark(Diags, {Opts.Remarks, Opts.Auto, Opts.WarningsAsErrors});
-    PassContext Context{Ctx, Settings.Gpu, Edits, Remark};
-    if (!Settings.OnlyIn)
-      reportUnusedPragmas(Context, Attached, Candidates, PassOpts, Regions);
-    bool Ran = runPasses(Context, Candidates, PassOpts);
+    bool Ran = rewriteParse(Ctx, Found, Settings, PassOpts, Remark, Edits);
     Out.Counts = Remark.counts();
     if (!Ran)
       return;
@@ -301,9 +384,12 @@ FileResult processFile(const ToolOptions &Opts,
     }
     Result.Counts.Rewritten += Device.Counts.Rewritten;
     Result.Counts.Refused += Device.Counts.Refused;
+    // A pragma both sides list keeps the host side's line, the one with
+    // the verdict of the unused-pragma check.
     for (ListEntry &Entry : Device.Listing)
       if (!llvm::any_of(Result.Listing, [&](const ListEntry &E) {
-            return E.Offset == Entry.Offset && E.Text == Entry.Text;
+            return E.Offset == Entry.Offset &&
+                   (E.Text == Entry.Text || (E.IsPragma && Entry.IsPragma));
           }))
         Result.Listing.push_back(std::move(Entry));
     llvm::stable_sort(Result.Listing,

@@ -1,11 +1,19 @@
 //===- ListPrinter.h - --list output ----------------------------*- C++ -*-===//
+//
+// --list prints each candidate and pragma with the verdict a rewrite with
+// the same options would reach. The verdicts are not worked out here: the
+// passes run as for a rewrite, into edits nobody writes, and their remarks
+// are shown against the candidates they are about.
+//
+//===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_TOOL_LISTPRINTER_H
 #define CUDA_REWRITE_TOOL_LISTPRINTER_H
 
 #include "analysis/Candidates.h"
-#include "analysis/GpuSpec.h"
 #include "analysis/Pragmas.h"
 #include "rewriters/common/PassManager.h"
+#include "rewriters/common/Remarks.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <string>
 #include <vector>
 
@@ -15,15 +23,36 @@ namespace cuda_rewrite {
 struct ListEntry {
   unsigned Offset;
   std::string Text;
+  /// A pragma's line: both parses of a file list it, only one with the
+  /// verdict of the rewrite (the host side's).
+  bool IsPragma = false;
 };
 
+/// An error a pass diagnosed (an edit it could not make).
+struct RewriteError {
+  clang::SourceLocation Loc;
+  std::string Message;
+};
+
+/// What a rewrite's passes said about one parse, recorded, not printed.
+struct RewriteReport {
+  std::vector<RemarkRecord> Remarks;
+  std::vector<RewriteError> Errors;
+};
+
+/// Runs the rewrite of the parse with the given options into edits that
+/// are thrown away, and returns what its passes said.
+using RewriteRehearsal = llvm::function_ref<RewriteReport(const PassOptions &)>;
+
 /// The lines for the candidates and the pragmas of one parse, in offset
-/// order: what was found, and the rewrite it would get (on \p Gpu, whose
-/// figures the fuse pass's cost model uses to group stages).
+/// order: what was found, and what a rewrite with \p Opts would do with it
+/// (from \p Rehearse with \p Opts; for a candidate that is not rewritten for
+/// want of a pragma, also what --auto would do).
 std::vector<ListEntry> listEntries(clang::ASTContext &Ctx,
                                    llvm::ArrayRef<Candidate> Candidates,
                                    llvm::ArrayRef<AttachedPragma> Pragmas,
-                                   const PassOptions &Opts, const GpuSpec &Gpu);
+                                   const PassOptions &Opts,
+                                   RewriteRehearsal Rehearse);
 
 } // namespace cuda_rewrite
 

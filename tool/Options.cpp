@@ -81,10 +81,14 @@ cl::opt<std::string> ExportFixes(
     "export-fixes",
     cl::desc("Write the edits as YAML for clang-apply-replacements"),
     cl::value_desc("file.yaml"), cl::cat(Category));
-cl::opt<bool> List("list",
-                   cl::desc("List candidates and the rewrite each would get; "
-                            "rewrite nothing"),
-                   cl::cat(Category));
+cl::opt<bool>
+    List("list",
+         cl::desc("List candidates and pragmas with the verdict a rewrite "
+                  "with the same options would reach, from the passes "
+                  "themselves: 'would rewrite: <how>', 'would refuse: "
+                  "<why>', 'not rewritten: <why>' (and what --auto would do "
+                  "where only a pragma is missing); rewrite nothing"),
+         cl::cat(Category));
 cl::opt<bool>
     RemarksFlag("remarks",
                 cl::desc("Explain every candidate: rewritten (how, why) or "

@@ -10,6 +10,16 @@ bool Remarks::seen(SourceLocation Loc, const llvm::Twine &Text) {
   return !Reported.emplace(Loc.getRawEncoding(), Text.str()).second;
 }
 
+bool Remarks::logged(RemarkRecord::Kind What, SourceLocation Loc, PassId Pass,
+                     const Candidate *C, const llvm::Twine &Text) {
+  if (!S.Log)
+    return false;
+  S.Log->push_back({What, Pass, Loc,
+                    C ? std::optional<unsigned>(C->Offset) : std::nullopt,
+                    Text.str()});
+  return true;
+}
+
 void Remarks::remark(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
   if (!S.Remarks || seen(Loc, Text))
     return;
@@ -34,12 +44,14 @@ void Remarks::warn(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
 void Remarks::applied(SourceLocation Loc, PassId Pass,
                       const llvm::Twine &Message) {
   ++Counts.Rewritten;
-  remark(Loc, Pass, "rewritten: " + Message);
+  if (!logged(RemarkRecord::Kind::Applied, Loc, Pass, nullptr, Message))
+    remark(Loc, Pass, "rewritten: " + Message);
 }
 
 void Remarks::appliedPart(SourceLocation Loc, PassId Pass,
                           const llvm::Twine &Message) {
-  remark(Loc, Pass, "rewritten: " + Message);
+  if (!logged(RemarkRecord::Kind::AppliedPart, Loc, Pass, nullptr, Message))
+    remark(Loc, Pass, "rewritten: " + Message);
 }
 
 void Remarks::refused(const Candidate &C, PassId Pass,
@@ -47,6 +59,8 @@ void Remarks::refused(const Candidate &C, PassId Pass,
   if (!C.Annotation && !S.Auto)
     return skipped(C, Pass, Reason);
   ++Counts.Refused;
+  if (logged(RemarkRecord::Kind::Refused, C.Loc, Pass, &C, Reason))
+    return;
   if (C.Annotation)
     warn(C.Loc, Pass, "not rewritten: " + Reason);
   else
@@ -55,17 +69,21 @@ void Remarks::refused(const Candidate &C, PassId Pass,
 
 void Remarks::skipped(const Candidate &C, PassId Pass,
                       const llvm::Twine &Reason) {
-  remark(C.Loc, Pass, "not rewritten: " + Reason);
+  if (!logged(RemarkRecord::Kind::Skipped, C.Loc, Pass, &C, Reason))
+    remark(C.Loc, Pass, "not rewritten: " + Reason);
 }
 
 void Remarks::refusedPart(SourceLocation Loc, PassId Pass,
                           const llvm::Twine &Reason) {
-  remark(Loc, Pass, "not rewritten: " + Reason);
+  if (!logged(RemarkRecord::Kind::RefusedPart, Loc, Pass, nullptr, Reason))
+    remark(Loc, Pass, "not rewritten: " + Reason);
 }
 
 void Remarks::badClause(SourceLocation ClauseLoc, PassId Pass,
                         const llvm::Twine &Why) {
   ++Counts.Refused;
+  if (logged(RemarkRecord::Kind::BadClause, ClauseLoc, Pass, nullptr, Why))
+    return;
   unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Error,
                                       "clause cannot apply here: %0 [%1]");
   Diags.Report(ClauseLoc, ID) << Why.str() << passInfo(Pass).Name;
@@ -74,7 +92,8 @@ void Remarks::badClause(SourceLocation ClauseLoc, PassId Pass,
 void Remarks::unusedPragma(SourceLocation Loc, PassId Pass,
                            const llvm::Twine &Reason) {
   ++Counts.Refused;
-  warn(Loc, Pass, "nothing to rewrite: " + Reason);
+  if (!logged(RemarkRecord::Kind::UnusedPragma, Loc, Pass, nullptr, Reason))
+    warn(Loc, Pass, "nothing to rewrite: " + Reason);
 }
 
 } // namespace cuda_rewrite

@@ -15,8 +15,10 @@
 #include "rewriters/common/PassRegistry.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/Twine.h"
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace cuda_rewrite {
 
@@ -32,12 +34,37 @@ struct RewriteCounts {
   unsigned Refused = 0;
 };
 
+/// One remark as data rather than as a diagnostic: --list shows, per
+/// candidate, what a rewrite's passes say about it.
+struct RemarkRecord {
+  /// The Remarks member that made it.
+  enum class Kind {
+    Applied,
+    AppliedPart,
+    Refused,
+    Skipped,
+    RefusedPart,
+    BadClause,
+    UnusedPragma
+  };
+  Kind What;
+  PassId Pass;
+  clang::SourceLocation Loc;
+  /// The candidate's offset, for the kinds given one (refused, skipped).
+  std::optional<unsigned> CandidateOffset;
+  /// The message or reason, without the "rewritten: " that remarks add.
+  std::string Text;
+};
+
 class Remarks {
 public:
   struct Settings {
     bool Remarks = false;          ///< --remarks
     bool Auto = false;             ///< --auto: unannotated candidates count
     bool WarningsAsErrors = false; ///< --warnings-as-errors
+    /// Where set, every remark, warning and clause error goes here and
+    /// nothing is printed (--list).
+    std::vector<RemarkRecord> *Log = nullptr;
   };
 
   Remarks(clang::DiagnosticsEngine &Diags, Settings S) : Diags(Diags), S(S) {}
@@ -72,6 +99,10 @@ public:
 private:
   void remark(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
   void warn(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
+  /// Records the call in the settings' log, if any; true if it did, and
+  /// then nothing is printed.
+  bool logged(RemarkRecord::Kind What, clang::SourceLocation Loc, PassId Pass,
+              const Candidate *C, const llvm::Twine &Text);
 
   /// Whether \p Text at \p Loc was reported already (a candidate several
   /// steps of a pass refuse is reported once).

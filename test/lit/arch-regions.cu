@@ -10,7 +10,7 @@ __global__ void parent(int *p) {
   // CHECK: arch-regions.cu:[[@LINE+2]]:1: pragma: aggregate -> statement at [[@LINE+4]]:3 in 'parent'
   // OUT-NOT: {{^}}#pragma cuda_rewrite
 #pragma cuda_rewrite aggregate
-  // CHECK: arch-regions.cu:[[@LINE+1]]:3: device-launch: 'child' launched from kernel 'parent' [under __CUDA_ARCH__ conditional] -> aggregate
+  // CHECK: arch-regions.cu:[[@LINE+1]]:3: device-launch: 'child' launched from kernel 'parent' [under __CUDA_ARCH__ conditional] -> aggregate [#pragma cuda_rewrite aggregate]: would refuse: under a __CUDA_ARCH__ conditional, where host and device compilations see different code{{$}}
   child<<<1, 32>>>(p);
 #else
   p[0] = 0;

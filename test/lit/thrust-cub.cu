@@ -20,11 +20,11 @@ __global__ void blockSums(const int *in, int *out, int n) {
 }
 
 __global__ void refine(int *cells, int level) {
-  // CHECK: thrust-cub.cu:[[@LINE+1]]:45: device-launch: 'refine' launched from kernel 'refine' [in branch]
+  // CHECK: thrust-cub.cu:[[@LINE+1]]:45: device-launch: 'refine' launched from kernel 'refine' [in branch] -> aggregate: not rewritten: not annotated; {{.*}}; under --auto: would rewrite: aggregated at kernel granularity
     if (level > 0 && cells[blockIdx.x] > 4) refine<<<2, 32>>>(cells, level - 1);
 }
 
-// CHECK: thrust-cub.cu:[[@LINE+1]]:17: stencil: kernel 'smooth': 1D box radius 2: 5 points
+// CHECK: thrust-cub.cu:[[@LINE+1]]:17: stencil: kernel 'smooth': 1D box radius 2: 5 points {{.*}} under --auto: would refuse: a 1-D stencil;
 __global__ void smooth(const float *__restrict__ in, float *__restrict__ out,
                        int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

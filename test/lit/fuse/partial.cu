@@ -4,7 +4,7 @@
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile %t.cu -o %t.o
 // RUN: %cuda-rewrite --list %s -- | FileCheck %s --check-prefix=LIST
-// LIST: partial.cu:[[#]]:5: stage-chain: 6 stages, {{.*}} -> fuse [#pragma cuda_rewrite fuse tile(1, 16)]: fused: scale..rightInside (2 stages), right..rightInside (2 stages); separate: 'gather' (the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides); 'scale' (the stages after it cannot join it: a read of 'in' along x is not provably inside what its producer writes)
+// LIST: partial.cu:[[#]]:5: stage-chain: 6 stages, {{.*}} -> fuse [#pragma cuda_rewrite fuse tile(1, 16)]: would rewrite: 2 stages (scale, rightInside) run as fused_scale_to_rightInside::kernel: {{.*}}; would rewrite: 2 stages (right, rightInside) run as fused_right_to_rightInside::kernel: {{.*}}; would not rewrite: stage 'gather' stays a launch of its own: the index of 'in' is not a sum of scaled, offset or clamped coordinates times strides; would not rewrite: stage 'scale' stays a launch of its own: the stages after it cannot join it: a read of 'in' along x is not provably inside what its producer writes{{$}}
 
 __global__ void scale(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

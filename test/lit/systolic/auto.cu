@@ -8,11 +8,13 @@
 // RUN: %cuda-rewrite --remarks --auto --disable=systolic %s -o %t.off.cu -- 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: diff %s %t.off.cu
 // RUN: %cuda-rewrite --list %s -- 2>&1 | FileCheck %s --check-prefix=LIST
+// RUN: %cuda-rewrite --list --auto %s -- 2>&1 | FileCheck %s --check-prefix=LIST-AUTO
 
+// LIST-AUTO: auto.cu:[[@LINE+5]]:17: stencil: kernel 'smooth': 2D box radius 1: 9 points {{.*}} into out from in -> systolic: would rewrite: 'smooth' runs as smooth_systolic_aligned
 // AUTO: auto.cu:[[@LINE+4]]:17: remark: rewritten: 'smooth' runs as smooth_systolic_aligned (2D box radius 1: 9 points {{.*}}; 1 launch rewritten): aligned rows: {{.*}}; overlapped form: P = 16 rows per thread
 // PLAIN: auto.cu:[[@LINE+3]]:17: remark: not rewritten: not annotated; add '#pragma cuda_rewrite systolic' or pass --auto [systolic]
 // OFF: auto.cu:[[@LINE+2]]:17: remark: not rewritten: the 'systolic' pass is disabled (--only/--disable) [systolic]
-// LIST: auto.cu:[[@LINE+1]]:17: stencil: kernel 'smooth': 2D box radius 1: 9 points {{.*}} into out from in -> systolic: not annotated; add '#pragma cuda_rewrite systolic' or pass --auto
+// LIST: auto.cu:[[@LINE+1]]:17: stencil: kernel 'smooth': 2D box radius 1: 9 points {{.*}} into out from in -> systolic: not rewritten: not annotated; add '#pragma cuda_rewrite systolic' or pass --auto; under --auto: would rewrite: 'smooth' runs as smooth_systolic_aligned
 __global__ void smooth(const float *__restrict__ in, float *__restrict__ out,
                        int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -34,6 +36,7 @@ __global__ void smooth(const float *__restrict__ in, float *__restrict__ out,
 // AUTO-NOT: 'scale'
 // PLAIN-NOT: 'scale'
 // LIST-NOT: 'scale'
+// LIST-AUTO-NOT: 'scale'
 __global__ void scale(const float *__restrict__ in, float *__restrict__ out,
                       int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
