@@ -9,6 +9,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <cmath>
+
 using namespace clang;
 
 namespace cuda_rewrite {
@@ -276,6 +278,95 @@ std::optional<uint64_t> largestBlockThreads(const ASTContext &Ctx,
     if (!Threads)
       return std::nullopt;
     Largest = std::max(Largest.value_or(0), *Threads);
+  }
+  return Largest;
+}
+
+/// An estimate of a floating-point expression: what the constant evaluator
+/// folds, and calls of ceil and floor on such an expression, which grid
+/// sizes use (`(unsigned)ceil((float)N / (float)BLOCK)`) and which it does
+/// not fold.
+static std::optional<double> estimateFloat(const ASTContext &Ctx,
+                                           const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  llvm::APFloat Value(0.0);
+  if (!E->isValueDependent() && E->EvaluateAsFloat(Value, Ctx)) {
+    bool LosesInfo;
+    Value.convert(llvm::APFloat::IEEEdouble(),
+                  llvm::APFloat::rmNearestTiesToEven, &LosesInfo);
+    return Value.convertToDouble();
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || Call->getNumArgs() != 1 || !Callee->getIdentifier())
+    return std::nullopt;
+  StringRef Name = Callee->getName();
+  std::optional<double> Arg = estimateFloat(Ctx, Call->getArg(0));
+  if (!Arg)
+    return std::nullopt;
+  if (Name == "ceil" || Name == "ceilf")
+    return std::ceil(*Arg);
+  if (Name == "floor" || Name == "floorf")
+    return std::floor(*Arg);
+  return std::nullopt;
+}
+
+/// Threads of a grid or block expression for an estimate: as threadsOf(),
+/// where an integer may also be converted from an estimated floating-point
+/// value.
+static std::optional<uint64_t> estimateThreads(const ASTContext &Ctx,
+                                               const Expr *E,
+                                               const FunctionDecl *Enclosing) {
+  ConfigPins Unused;
+  if (std::optional<uint64_t> Threads = threadsOf(Ctx, E, Enclosing, Unused, 0))
+    return Threads;
+  E = E->IgnoreImplicit();
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+    E = Temp->getSubExpr()->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    uint64_t Threads = 1;
+    for (const Expr *Arg : Construct->arguments()) {
+      if (isa<CXXDefaultArgExpr>(Arg))
+        continue;
+      std::optional<uint64_t> Dim = estimateThreads(Ctx, Arg, Enclosing);
+      if (!Dim)
+        return std::nullopt;
+      Threads *= *Dim;
+    }
+    return Construct->getNumArgs() ? std::optional<uint64_t>(Threads)
+                                   : std::nullopt;
+  }
+  E = E->IgnoreParens();
+  const auto *Cast = dyn_cast<CastExpr>(E);
+  if (!Cast || !Cast->getType()->isIntegerType())
+    return std::nullopt;
+  const Expr *Converted = Cast->getSubExprAsWritten()->IgnoreParenImpCasts();
+  if (!Converted->getType()->isRealFloatingType())
+    return std::nullopt;
+  std::optional<double> Value = estimateFloat(Ctx, Converted);
+  if (!Value || *Value < 0 || *Value >= 1e18)
+    return std::nullopt;
+  return uint64_t(*Value);
+}
+
+std::optional<uint64_t>
+largestHostGridThreads(const ASTContext &Ctx,
+                       llvm::ArrayRef<LaunchSite> Launches,
+                       const FunctionDecl &Kernel) {
+  std::optional<uint64_t> Largest;
+  for (const LaunchSite &L : Launches) {
+    if (!L.Callee || L.Callee->getCanonicalDecl() != Kernel.getCanonicalDecl())
+      continue;
+    const auto *Config = dyn_cast_or_null<CallExpr>(L.Call->getConfig());
+    if (L.FromDevice || !Config || Config->getNumArgs() < 2)
+      return std::nullopt;
+    std::optional<uint64_t> Blocks =
+        estimateThreads(Ctx, Config->getArg(0), L.Enclosing);
+    std::optional<uint64_t> Threads =
+        estimateThreads(Ctx, Config->getArg(1), L.Enclosing);
+    if (!Blocks || !Threads)
+      return std::nullopt;
+    Largest = std::max(Largest.value_or(0), *Blocks * *Threads);
   }
   return Largest;
 }

@@ -61,6 +61,16 @@ std::optional<uint64_t> constantBlockThreads(const clang::ASTContext &Ctx,
                                              const LaunchSite &Launch,
                                              ConfigPins &Pins);
 
+/// The threads of every grid \p Kernel is launched with (grid size times
+/// block size), largest first, when every launch of it is made from the host
+/// with a constant shape; none otherwise (a launch from the device, or a
+/// shape known only at run time). For estimates: nothing is pinned, since
+/// no rewrite depends on the value for its correctness.
+std::optional<uint64_t>
+largestHostGridThreads(const clang::ASTContext &Ctx,
+                       llvm::ArrayRef<LaunchSite> Launches,
+                       const clang::FunctionDecl &Kernel);
+
 /// The most threads per block any launch of \p Kernel in \p Launches asks
 /// for, when every one of them is constant (and there is one); none when
 /// one is unknown.

@@ -2,7 +2,7 @@
 // the barrier check looked at every callee's name, which asserts for
 // operators (found by the front-end fuzzer, test/fuzz/README.md).
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s
-// CHECK: remark: rewritten: aggregated at kernel granularity into 'child_aggregated'
+// CHECK: remark: rewritten: aggregated at warp granularity into 'child_aggregated'
 struct V {
   int a;
   __device__ V operator+(const V &o) const { return {a + o.a}; }

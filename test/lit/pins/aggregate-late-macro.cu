@@ -9,8 +9,7 @@
 // RUN: %cuda-rewrite %s -o %t.cu --
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile -rdc=true %t.cu -o %t.o
-// RUN: not %nvcc-compile -rdc=true %t.cu -o %t.o -DBLOCK_DIM=128 2>&1 |
-// FileCheck %s --check-prefix=OTHER
+// RUN: not %nvcc-compile -rdc=true %t.cu -o %t.o -DBLOCK_DIM=128 2>&1 | FileCheck %s --check-prefix=OTHER
 
 __global__ void child(int *p) { p[threadIdx.x] += 1; }
 

@@ -6,14 +6,15 @@
 // waited at the block-wide barrier before the aggregated launch; with those
 // launches removed it ran, and at warp granularity (no block-wide wait) it
 // ran. The pass now keeps such parents at warp granularity, and refuses a
-// block or kernel granularity asked for.
+// block or kernel granularity asked for. (Warp is also the default for this
+// parent's one 256-thread block.)
 // difftest-flags: --aggregate-granularity=block
 //
 // RUN: %cuda-rewrite --aggregate-granularity=block --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -I %difftest 2>&1 | FileCheck %s
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
 // BLOCK: warning: not rewritten: block granularity: 'p118_parent' also launches kernels that stay launches, from more than one thread (line {{[0-9]+}})
-// CHECK: remark: rewritten: aggregated at warp granularity into 'p118_mix0_aggregated' (not kernel or block granularity: 'p118_parent' also launches kernels that stay launches
+// CHECK: remark: rewritten: aggregated at warp granularity into 'p118_mix0_aggregated'
 #include "difftest.cuh"
 
 // ==== difftest program p118 ====
