@@ -149,7 +149,7 @@ class Log:
 
 
 def run_command(argv, log, title, timeout, env=None):
-    """Runs argv from the repository root, with \p env added to the
+    """Runs argv from the repository root, with `env` added to the
     environment; returns (exit status, output).
 
     The status is None when it ran past the timeout.

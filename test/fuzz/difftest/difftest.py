@@ -522,6 +522,11 @@ def verdicts(d):
                 problems.append(f"{v}: tool failed: {s['remark']}")
             rewritten |= s["status"] == "rewritten"
         r = results.get(name)
+        if results and r is None:
+            # A campaign that ran but has no result for this program (its
+            # file's run was cut short or left out) proves nothing about it.
+            out[name] = ("not run", [])
+            continue
         if r is not None:
             orig = r.get("original", ["MISSING", "0", ""])
             if orig[0] != "PASS":
@@ -602,13 +607,16 @@ def checked(detail):
 def summary(d, all_pinned=False):
     manifest, v, ran, others = verdicts(d)
     counts = {k: sum(1 for x in v.values() if x[0] == k)
-              for k in ("rewritten", "refused", "failed", "invalid")}
+              for k in ("rewritten", "refused", "failed", "invalid",
+                        "not run")}
     ocounts = {k: sum(1 for x in others.values() if x[0] == k)
                for k in OTHER_VERDICTS}
     print(f"{manifest['pass']} seed {manifest['seed']} ({d.name}): "
           f"{len(v)} programs, {counts['rewritten']} rewritten, "
           f"{counts['refused']} refused, {counts['failed']} failed, "
-          f"{counts['invalid']} invalid" + ("" if ran else " (not run)"))
+          f"{counts['invalid']} invalid" +
+          (f", {counts['not run']} not run" if counts["not run"] else "") +
+          ("" if ran else " (not run)"))
     if others:
         print(f"  other definitions: {len(others)} programs, " + ", ".join(
             f"{ocounts[k]} {k}" for k in OTHER_VERDICTS if ocounts[k]))
@@ -634,7 +642,7 @@ def summary(d, all_pinned=False):
     return manifest, v, counts, ocounts
 
 
-COLUMNS = ("programs", "rewritten", "refused", "failed", "invalid")
+COLUMNS = ("programs", "rewritten", "refused", "failed", "invalid", "not run")
 
 
 def report(args):
@@ -651,9 +659,9 @@ def report(args):
         if args.failures:
             keep_failures(d, manifest, v, Path(args.failures))
     print("\n| pass | programs | rewritten | refused | failed | invalid "
-          "| other-definition builds: same | pinned (compile-time check) "
-          "| failed | invalid | not run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| not run | other-definition builds: same "
+          "| pinned (compile-time check) | failed | invalid | not run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p, t in totals.items():
         print("| " + " | ".join([p] + [str(t[k]) for k in COLUMNS] +
                                 [str(t["other " + k]) for k in OTHER_VERDICTS])
