@@ -14,7 +14,16 @@
 # pao128): the script stages a copy whose `#pragma cuda_rewrite promote`
 # line asks for the variant (the bench does the same). Plain P must be
 # rewritten; another variant the tool refuses (it says why) is skipped.
+# Every rewritten compile is also checked for registers (its own verdict,
+# `<sample> <variant> (register bound)`): each kernel of the linked image
+# must fit a block of the most threads it can be launched with, its
+# __launch_bounds__ or else 1024 (check-registers.py says how), but for the
+# kernels register-bound-known.txt lists (printed as known). nvcc reports the
+# linked registers (--resource-usage) and keeps the PTX (-keep), which gives
+# the bounds, from the compile the script makes anyway.
 # Usage: compile-samples.sh <cuda-rewrite> <work dir>
+# SAMPLES='aggregate/* systolic/2d5pt' limits the run to the samples
+# (<pass>/<name>) that match one of its patterns.
 set -uo pipefail
 tool=$1
 work=$2
@@ -25,6 +34,9 @@ includes=(-I "$root/samples/common" -I "$root/runtime/include")
 # depend on it; it cost a third of each compile. ptxas optimises device code
 # at -O3 anyway.
 flags=(-arch=sm_90 -rdc=true "${includes[@]}")
+# The interpreter itself, looked up once: a version manager's python3 shim
+# costs seconds a call on a loaded machine.
+python=$(python3 -c 'import sys; print(sys.executable)')
 passed=0
 failed=0
 rm -rf "$work" && mkdir -p "$work"
@@ -44,10 +56,18 @@ results=$work/.results
 mkdir -p "$results"
 job=0
 
-# compile_checked <name> <source> <binary> [<nvcc args>...]
+# compile_checked [--registers] <name> <source> <binary> [<nvcc args>...]
+# With --registers, a compile that passes is checked for registers too: a
+# second verdict line. nvcc's report (<binary>.resources) and the PTX
+# (<binary>.ptx) stay; its other kept intermediates are removed.
 compile_checked() {
-  local name=$1
-  shift
+  local registers=
+  if [ "$1" = --registers ]; then
+    registers=1
+    shift
+  fi
+  local name=$1 source=$2 binary=$3
+  shift 3
   job=$((job + 1))
   local out
   out=$(printf '%s/%05d' "$results" "$job")
@@ -55,11 +75,35 @@ compile_checked() {
     wait -n
   done
   (
-    if compile "$@" >"$out.log" 2>&1; then
-      echo "PASS $name" >"$out"
-    else
-      echo "FAIL $name" >"$out"
+    if [ -z "$registers" ]; then
+      if compile "$source" "$binary" "$@" >"$out.log" 2>&1; then
+        echo "PASS $name" >"$out"
+      else
+        echo "FAIL $name" >"$out"
+      fi
+      exit
     fi
+    keep=$binary.keep
+    rm -rf "$keep" && mkdir -p "$keep"
+    compile "$source" "$binary" "$@" --resource-usage -keep \
+      --keep-dir "$keep" >"$binary.resources" 2>&1
+    status=$?
+    # The log keeps nvcc's messages, not its report of every function.
+    grep -v '^nvlink info *:' "$binary.resources" >"$out.log"
+    if [ "$status" -ne 0 ]; then
+      echo "FAIL $name" >"$out"
+    else
+      echo "PASS $name" >"$out"
+      mv "$keep"/*.ptx "$binary.ptx"
+      if "$python" "$root/test/compile/check-registers.py" --name "$name" \
+          --known "$root/test/compile/register-bound-known.txt" \
+          "$binary.resources" "$binary.ptx" >>"$out.log" 2>&1; then
+        echo "PASS $name (register bound)" >>"$out"
+      else
+        echo "FAIL $name (register bound)" >>"$out"
+      fi
+    fi
+    rm -rf "$keep"
   ) &
 }
 
@@ -82,9 +126,22 @@ extra_types() {
 
 . "$root/scripts/promote-variants.sh"
 
+# selected <pass>/<name>: whether SAMPLES (unset: every sample) names it.
+selected() {
+  [ -z "${SAMPLES:-}" ] && return 0
+  local pattern patterns
+  read -ra patterns <<<"$SAMPLES" # split, not expanded against files
+  for pattern in "${patterns[@]}"; do
+    # shellcheck disable=SC2053 # a pattern, on purpose
+    [[ $1 == $pattern ]] && return 0
+  done
+  return 1
+}
+
 for sample in "$root"/samples/*/*.cu; do
   pass=$(basename "$(dirname "$sample")")
   name=$pass/$(basename "$sample" .cu)
+  selected "$name" || continue
   mkdir -p "$work/$pass"
   compile_checked "$name original" "$sample" "$work/$name.original"
   variants=(default)
@@ -147,8 +204,8 @@ for sample in "$root"/samples/*/*.cu; do
       check "$name $variant (not rewritten: $(grep -m1 'not rewritten: .*\[systolic\]' "$out.log" | sed 's/.*not rewritten: //'))" 1
       continue
     fi
-    # Rewriting the tool's own output changes nothing (DESIGN.md section 2),
-    # --auto included; checked on each sample's first variant.
+    # Rewriting the tool's own output changes nothing (docs/design.md
+    # section 2), --auto included; checked on each sample's first variant.
     if [ "$variant" = "${variants[0]}" ]; then
       if "$tool" --auto "$out" -o "$out.again.cu" -- "${includes[@]}" \
           "${defines[@]}" 2>"$out.again.log" && cmp -s "$out" "$out.again.cu"; then
@@ -162,16 +219,17 @@ for sample in "$root"/samples/*/*.cu; do
     # double configurations skip a separate compile of the original. All 15
     # of them then add about a minute to the script's 7 (2 cores, measured);
     # the originals would add another.
-    compile_checked "$name $variant" "$out" "$work/$name.$variant" \
-      "${defines[@]}"
+    compile_checked --registers "$name $variant" "$out" \
+      "$work/$name.$variant" "${defines[@]}"
   done
 done
 wait
 for verdict in "$results"/?????; do
   cat "$verdict.log"
-  read -r status name <"$verdict"
-  [ "$status" = PASS ]
-  check "$name" $?
+  while read -r status name; do
+    [ "$status" = PASS ]
+    check "$name" $?
+  done <"$verdict"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

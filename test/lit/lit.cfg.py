@@ -1,5 +1,6 @@
 # lit + FileCheck tests of cuda-rewrite's output, diagnostics and exit codes.
 import os
+import sys
 import lit.formats
 
 config.name = "cuda-rewrite"
@@ -14,6 +15,12 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%cuda-rewrite", config.cuda_rewrite))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%runtime", os.path.join(config.project_source_dir, "runtime", "include")))
+# %check-registers: compile-samples' check of kernels' registers against
+# their largest block (test/compile/check-registers.py).
+config.substitutions.append(
+    ("%check-registers", '"{}" "{}"'.format(
+        sys.executable,
+        os.path.join(config.project_source_dir, "test", "compile", "check-registers.py"))))
 # %nvcc-compile <file> -o <object>: compiles a rewritten file for sm_90 with
 # the runtime's headers, so that a test of generated code also shows that it
 # compiles; without nvcc (NVCC_EXECUTABLE-NOTFOUND) it does nothing.
@@ -22,6 +29,7 @@ nvcc = getattr(config, "nvcc", "")
 if nvcc and os.path.exists(nvcc):
     config.substitutions.append(
         ("%nvcc-compile", f"{nvcc} -arch=sm_90 -I {runtime} -c"))
+    config.substitutions.append(("%nvcc", nvcc))
     # Tests that need nvcc's own verdict (a build that must fail) say
     # REQUIRES: nvcc.
     config.available_features.add("nvcc")
