@@ -1,7 +1,7 @@
 //===- Candidates.h - Everything a pass could rewrite -----------*- C++ -*-===//
 //
-// One list per file of the patterns DESIGN.md section 1 names, each with
-// the pragma (if any) that asks for its rewrite. --list
+// One list per file of the patterns docs/design.md section 1 names, each
+// with the pragma (if any) that asks for its rewrite. --list
 // prints this list; the passes take their work from it.
 //
 //===----------------------------------------------------------------------===//

@@ -11,8 +11,8 @@
 //   static_assert((N) == 1024, "cuda-rewrite: rewritten for N == 1024; ...");
 //
 // so that any build where it differs fails to compile instead of computing
-// something else (DESIGN.md section 4). A part that cannot be spelled at
-// file scope (a macro expanding to a local's name) makes pin() fail, and
+// something else (docs/design.md section 4). A part that cannot be spelled
+// at file scope (a macro expanding to a local's name) makes pin() fail, and
 // the analysis refuses.
 //
 //===----------------------------------------------------------------------===//

@@ -19,7 +19,7 @@ using namespace llvm;
 namespace cuda_rewrite {
 
 //===----------------------------------------------------------------------===//
-// The directive table: DESIGN.md section 3.
+// The directive table: docs/design.md section 3.
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -519,7 +519,8 @@ std::string describeDecl(const Decl *D) {
   return std::string(D->getDeclKindName()) + " declaration";
 }
 
-/// Checks that the directive applies to its target (DESIGN.md section 3).
+/// Checks that the directive applies to its target (docs/design.md
+/// section 3).
 bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
   const PragmaDirective &P = *A.Directive;
   const FunctionDecl *F = A.targetFunction();

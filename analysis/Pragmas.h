@@ -1,10 +1,11 @@
 //===- Pragmas.h - #pragma cuda_rewrite front end ---------------*- C++ -*-===//
 //
-// `#pragma cuda_rewrite <directive> <clauses>` (DESIGN.md section 3) is read
-// by a PragmaHandler while clang preprocesses, checked against the directive
-// table below, attached after parsing to the statement or declaration that
-// follows it, and validated against that target. Every problem is a clang
-// diagnostic that points at the pragma or at the offending clause.
+// `#pragma cuda_rewrite <directive> <clauses>` (docs/design.md section 3) is
+// read by a PragmaHandler while clang preprocesses, checked against the
+// directive table below, attached after parsing to the statement or
+// declaration that follows it, and validated against that target. Every
+// problem is a clang diagnostic that points at the pragma or at the
+// offending clause.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_PRAGMAS_H

@@ -1,6 +1,6 @@
 //===- StencilAccess.h - Neighbour offsets of stencil kernels ---*- C++ -*-===//
 //
-// The systolic rewrite (SSAM, seeds/002 sections 3-4) needs to know, for a
+// The systolic rewrite (SSAM sections 3-4, docs/references.md) needs, for a
 // kernel in which each thread computes one output point: which input arrays
 // it reads at which constant offsets from its own point, with which weights,
 // under which guard, and which single array it writes at its own point.

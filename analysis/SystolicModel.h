@@ -1,9 +1,9 @@
 //===- SystolicModel.h - Choosing P and the block size for SSAM -*- C++ -*-===//
 //
-// An SSAM kernel (seed 002, section 4) caches C = P + N - 1 input rows per
-// thread and shifts partial sums across M columns of lanes, so each warp
-// loads a 32 x C window to produce (32 - (M - 1)) x P outputs. The paper's
-// halo model (section 5.3) measures the redundant part of that window,
+// An SSAM kernel (SSAM section 4, docs/references.md) caches C = P + N - 1
+// input rows per thread and shifts partial sums across M columns of lanes, so
+// each warp loads a 32 x C window to produce (32 - (M - 1)) x P outputs. The
+// paper's halo model (section 5.3) measures the redundant part of that window,
 //   HR = (S*C - (S - (M-1)) * P) / (S*C),  S = 32,
 // which falls as P grows. In 2D, registers (C values, two per double) bound
 // P from above, since a thread that spills its cache to local memory loses
@@ -48,7 +48,7 @@ struct SystolicGeometry {
   /// launcher can test for alignment: the aligned form applies.
   bool ContiguousRows = false;
   /// The weights are a full box of filter elements, summed in loops
-  /// (seed 002, Listing 1) rather than tap by tap.
+  /// (SSAM, Listing 1) rather than tap by tap.
   bool FilterLoop = false;
   /// Every tap off the point's column lies in one row (a star along x),
   /// so only that row needs the columns beyond a lane's.

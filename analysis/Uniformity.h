@@ -1,11 +1,11 @@
 //===- Uniformity.h - Values the same for every thread ---------*- C++ -*-===//
 //
-// KLAP passes a launch argument as a scalar instead of an array when it is
-// the same for every thread aggregated together (seed 001, section II-C).
-// This is a conservative syntactic check: an expression is uniform when it
-// is built only from constants, parameters of the enclosing kernel that its
-// body never changes, and (within one block) blockIdx, blockDim, gridDim,
-// with operators that do not read memory or call functions.
+// KLAP passes a launch argument as a scalar instead of an array when it is the
+// same for every thread aggregated together (KLAP section II-C,
+// docs/references.md). This is a conservative syntactic check: an expression is
+// uniform when it is built only from constants, parameters of the enclosing
+// kernel that its body never changes, and (within one block) blockIdx,
+// blockDim, gridDim, with operators that do not read memory or call functions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_UNIFORMITY_H
@@ -23,7 +23,7 @@ enum class UniformScope {
 };
 
 /// What may differ between threads beyond the syntactic rules: a kernel that
-/// also runs as an aggregated child (seed 001's launches of aggregated
+/// also runs as an aggregated child (KLAP's launches of aggregated
 /// kernels) sees per-launch values in some parameters and in its built-ins.
 struct UniformityAssumptions {
   /// Parameters of the kernel that may differ between its threads.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds, runs and compares every sample on the GPU machine (DESIGN.md s. 7).
+"""Builds, runs and compares every sample on the GPU machine (docs/design.md s. 7).
 
 For each samples/<pass>/<name>.cu, and each element type it lists in a line
 `// bench-types: float double` (float only without one), it builds the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Offline autotuner of a rewritten pipeline (VersaPipe, seed 004 section 7).
+"""Offline autotuner of a rewritten pipeline (VersaPipe section 7).
 
 Runs a program whose pipeline launch cuda-rewrite rewrote, on the GPU and on
 its real input, under many configurations, and writes the fastest as a

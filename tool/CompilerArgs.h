@@ -1,7 +1,8 @@
 //===- CompilerArgs.h - The arguments cuda-rewrite gives clang --*- C++ -*-===//
 //
-// Clang 22 parses CUDA 13 only with a handful of extra arguments (DESIGN.md
-// section 6). They are prepended to the user's own so that the user's win.
+// Clang 22 parses CUDA 13 only with a handful of extra arguments
+// (docs/design.md section 6). They are prepended to the user's own so that the
+// user's win.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_TOOL_COMPILERARGS_H
@@ -33,7 +34,7 @@ struct CudaToolchain {
 llvm::Expected<CudaToolchain> findCudaToolchain(llvm::StringRef Explicit,
                                                 llvm::StringRef GpuArch);
 
-/// The arguments DESIGN.md section 6 lists, for one side.
+/// The arguments docs/design.md section 6 lists, for one side.
 std::vector<std::string> cudaParseArgs(const CudaToolchain &TC, CudaSide Side);
 
 /// Inserts cudaParseArgs() right after the compiler name, so that the user's

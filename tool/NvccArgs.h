@@ -1,12 +1,12 @@
 //===- NvccArgs.h - nvcc command lines translated for clang -----*- C++ -*-===//
 //
 // compile_commands.json written by CMake for CUDA holds nvcc command lines
-// (DESIGN.md section 6). Clang cannot parse them: nvcc spells its options
+// (docs/design.md section 6). Clang cannot parse them: nvcc spells its options
 // differently (-rdc=true, -gencode, -Xcompiler, -x cu), takes values in forms
-// clang does not know (-I=dir, -DA,B) and has many options that mean nothing
-// to a parser. This file turns such a command into the equivalent clang
-// command, keeping what changes how the source is parsed (include paths,
-// macros, language standard, the macros nvcc itself defines for -rdc, -G,
+// clang does not know (-I=dir, -DA,B) and has many options that mean nothing to
+// a parser. This file turns such a command into the equivalent clang command,
+// keeping what changes how the source is parsed (include paths, macros,
+// language standard, the macros nvcc itself defines for -rdc, -G,
 // --extended-lambda, ...) and dropping the rest.
 //
 //===----------------------------------------------------------------------===//

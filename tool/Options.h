@@ -1,6 +1,6 @@
 //===- Options.h - cuda-rewrite's command line ------------------*- C++ -*-===//
 //
-// The contract of DESIGN.md section 2. Parsing is llvm::cl; the checks
+// The contract of docs/design.md section 2. Parsing is llvm::cl; the checks
 // between options live in validateOptions() so that they are unit-tested.
 //
 //===----------------------------------------------------------------------===//
@@ -14,7 +14,7 @@
 
 namespace cuda_rewrite {
 
-/// Exit statuses (DESIGN.md section 2).
+/// Exit statuses (docs/design.md section 2).
 enum ExitCode : int { ExitOk = 0, ExitFailed = 1, ExitUsage = 2 };
 
 struct ToolOptions {

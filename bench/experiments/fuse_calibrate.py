@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the seven weights of the fuse cost model (rewriters/fuse/FuseCostModel.h,
-Algorithm 2 of seed 000, line 35) to measured configurations, leave-one-out
-over samples as the paper did.
+Algorithm 2 of PolyMage-GPU, line 35; docs/references.md) to measured
+configurations, leave-one-out over samples as the paper did.
 
 Input: a CSV with the columns
 

@@ -1,9 +1,9 @@
-// Experiment: SSAM's own 3D form (seed 002, section 4.9) for 3d7pt float,
-// to weigh it against the generated kernel, which streams each warp along z
-// with the z window in registers (docs/systolic.md). Here a block of Wz warps
-// takes a sub-grid: warp w caches C = P + 2 rows of plane z0 - 1 + w in
-// registers and computes the in-plane partial sums with shuffles, as in 2D;
-// the partial sums of the planes above and below (the z taps) go through
+// Experiment: SSAM's own 3D form (SSAM section 4.9, docs/references.md) for
+// 3d7pt float, to weigh it against the generated kernel, which streams each
+// warp along z with the z window in registers (docs/systolic.md). Here a block
+// of Wz warps takes a sub-grid: warp w caches C = P + 2 rows of plane z0 - 1 +
+// w in registers and computes the in-plane partial sums with shuffles, as in
+// 2D; the partial sums of the planes above and below (the z taps) go through
 // shared memory, and warps 1 .. Wz - 2 add them up and write: Wz - 2 output
 // planes per block, the first and last plane being each block's halo.
 //

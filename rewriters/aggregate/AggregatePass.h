@@ -1,7 +1,7 @@
 //===- AggregatePass.h - Kernel launch aggregation (KLAP) ------*- C++ -*-===//
 //
 // Device-side launches made by many threads become one launch of an
-// aggregated child (seed 001, section II):
+// aggregated child (KLAP section II, docs/references.md):
 //  - warp granularity: the lanes that reach a launch together (the active
 //    mask) aggregate at the launch itself;
 //  - block granularity: the parent's body runs as a __device__ function

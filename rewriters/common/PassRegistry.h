@@ -1,7 +1,7 @@
 //===- PassRegistry.h - The rewriting passes and their names ----*- C++ -*-===//
 //
-// The five passes of DESIGN.md section 2, the pragma directives that trigger
-// each one, and parsing of --only/--disable lists.
+// The five passes of docs/design.md section 2, the pragma directives that
+// trigger each one, and parsing of --only/--disable lists.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_COMMON_PASSREGISTRY_H
@@ -26,7 +26,7 @@ struct PassInfo {
   /// and annotated ones get a remark saying no rewrite is available yet.
   bool Implemented;
   /// What the pass can rewrite correctly; the pass manager refuses the
-  /// rest with a remark before the pass sees it (DESIGN.md section 4).
+  /// rest with a remark before the pass sees it (docs/design.md section 4).
   bool HandlesMacros = false;
   bool HandlesTemplates = false;
   bool HandlesCudaArchRegions = false;

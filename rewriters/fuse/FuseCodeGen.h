@@ -15,7 +15,7 @@
 // coordinates (clamps kept), and its stores sent to the tile, to global
 // memory, or both. The kernel runs each stage over its region of the warp's
 // tile, lanes taking consecutive points, with __syncwarp between stages
-// (overlapped tile per warp, section 4 of seed 000).
+// (overlapped tile per warp, section 4 of PolyMage-GPU).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSECODEGEN_H

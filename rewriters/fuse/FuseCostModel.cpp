@@ -1,6 +1,6 @@
 //===- FuseCostModel.cpp - Algorithm 2's cost of a fused group ------------===//
 //
-// Algorithm 2 of seed 000, line by line where it applies to the kernels
+// Algorithm 2 of PolyMage-GPU, line by line where it applies to the kernels
 // FuseCodeGen writes, with these readings of the garbled or
 // Pascal/Volta-specific parts:
 //

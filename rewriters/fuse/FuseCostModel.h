@@ -1,10 +1,11 @@
 //===- FuseCostModel.h - Algorithm 2's cost of a fused group ----*- C++ -*-===//
 //
-// The cost function of PolyMage-GPU (seed 000, section 6, Algorithm 2) and
-// the dynamic-programming fusion (DP-Fusion, the paper's ref. [14]) that
-// uses it, over plain data: the fuse pass fills CostStage from its FuseGroup
-// (regions, inlining, element types) and the GpuSpec, so this library knows
-// nothing of the AST and is tested on hand-made groups.
+// The cost function of PolyMage-GPU (section 6, Algorithm 2;
+// docs/references.md) and the dynamic-programming fusion (DP-Fusion, the
+// paper's ref. [14]) that uses it, over plain data: the fuse pass fills
+// CostStage from its FuseGroup (regions, inlining, element types) and the
+// GpuSpec, so this library knows nothing of the AST and is tested on hand-made
+// groups.
 //
 // A fused kernel runs one overlapped tile per warp: the warp's output tile
 // is 32 * ColumnsPerLane columns by Rows rows, Warps warps per block stacked

@@ -1,8 +1,8 @@
 //===- FusePlan.h - Which stages of a fuse block run together ---*- C++ -*-===//
 //
-// The fuse pass (PolyMage-GPU, seeds 000 and 003) turns a host block of
+// The fuse pass (PolyMage-GPU, docs/references.md) turns a host block of
 // image-stage launches into fewer kernels, each computing a group of stages
-// in overlapped tiles, one tile per warp (section 4 of seed 000). This file
+// in overlapped tiles, one tile per warp (section 4 of PolyMage-GPU). This file
 // decides what is legal: which consecutive stages form a group, which
 // buffers stay on chip (shared memory tiles) and which go to global memory,
 // and how far around the warp's output tile each stage must be computed.

@@ -1,15 +1,15 @@
 //===- HybridTiles.h - Which tiles a fused kernel keeps in registers -*- C++
 //-*-===//
 //
-// Hybrid tiling (PolyMage-GPU section 5, Algorithm 1; Appendix A of seed 003
-// for other split dimensions): part of an intermediate's tile lives in
-// registers, lane l of register chunk j holding column base + 32 j + l of
-// some rows. A register chunk of a stage is shifted by its region's right
-// edge (the paper's parallelogram tiles), so a reader's point at lane l
-// reads its producer's points at lanes l + e with -31 <= e <= 0: its own
-// register (type 1 of Figure 4), another lane of the same chunk (type 3),
-// of the chunk on the left (type 4), or the shared part (type 2), through
-// warp shuffles that the whole warp executes.
+// Hybrid tiling (PolyMage-GPU section 5, Algorithm 1; Appendix A of its
+// extended version, docs/references.md, for other split dimensions): part of an
+// intermediate's tile lives in registers, lane l of register chunk j holding
+// column base + 32 j + l of some rows. A register chunk of a stage is shifted
+// by its region's right edge (the paper's parallelogram tiles), so a reader's
+// point at lane l reads its producer's points at lanes l + e with -31 <= e <=
+// 0: its own register (type 1 of Figure 4), another lane of the same chunk
+// (type 3), of the chunk on the left (type 4), or the shared part (type 2),
+// through warp shuffles that the whole warp executes.
 //
 // - Split along x: the rightmost chunks of every row of the region are in
 //   registers, the columns left of them (and the left overlap) in shared

@@ -1,13 +1,13 @@
 //===- PromotePlan.h - Whether and how to promote a chain -----*- C++ -*-===//
 //
-// Launch promotion (KLAP, seed 001 section III) applies to a kernel that runs
-// as one block and launches itself, from one thread, to walk a serial chain
-// of links. planPromotion() finds the pieces the generated code needs (the
-// self-launch, its guard and condition, which arguments change from link to
-// link and how, the prologue, the buffers) and checks that running the
-// links concurrently, ordered only through the flags, computes what the
-// chain of tail launches computes. Anything it cannot show is a refusal with
-// the reason; docs/promote.md lists them.
+// Launch promotion (KLAP section III, docs/references.md) applies to a kernel
+// that runs as one block and launches itself, from one thread, to walk a serial
+// chain of links. planPromotion() finds the pieces the generated code needs
+// (the self-launch, its guard and condition, which arguments change from link
+// to link and how, the prologue, the buffers) and checks that running the links
+// concurrently, ordered only through the flags, computes what the chain of tail
+// launches computes. Anything it cannot show is a refusal with the reason;
+// docs/promote.md lists them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPLAN_H

@@ -421,8 +421,8 @@ private:
                    Indent, local("i"), Statement);
   }
 
-  /// The partial sums of all P rows, column by column (seed 002, Listing
-  /// 1 with the row loop innermost, so that each weight is read once per
+  /// The partial sums of all P rows, column by column (SSAM, Listing 1
+  /// with the row loop innermost, so that each weight is read once per
   /// thread rather than once per row); \p Cache(dz, row) names the cached
   /// value of a row of plane offset dz. With \p OnlyZ, only the taps at that
   /// z offset (each warp of the 3D exchange form sums its plane's share of

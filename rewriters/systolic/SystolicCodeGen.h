@@ -5,7 +5,7 @@
 //  - `__global__ void K_systolic(...)`: K's parameters plus the extent of
 //    K's launch. Each warp caches a 32-lane x C-row window of the input in
 //    registers, sums each column of taps and shifts the partial sum one lane
-//    up (seed 002, Listings 1 and 2); in 3D the window holds a plane per z
+//    up (SSAM, Listings 1 and 2); in 3D the window holds a plane per z
 //    offset and the warp streams along z, rotating planes through it;
 //  - with a vector shape (chooseVectorShape), also its shape struct and
 //    `K_systolic_aligned(...)`: each lane keeps V consecutive columns of C

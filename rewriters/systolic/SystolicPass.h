@@ -1,11 +1,11 @@
 //===- SystolicPass.h - Stencils as software systolic arrays ----*- C++ -*-===//
 //
-// A one-thread-per-point stencil or convolution kernel becomes an SSAM
-// kernel (seed 002; rewriters/systolic/SystolicCodeGen.h) plus a host
-// launcher, and every host launch of the kernel in the file calls the
-// launcher with the launch's own configuration. The original kernel stays,
-// unchanged, for any other use. A kernel is refused, with the reason, when
-// the SSAM form would not compute exactly what it does.
+// A one-thread-per-point stencil or convolution kernel becomes an SSAM kernel
+// (docs/references.md; rewriters/systolic/SystolicCodeGen.h) plus a host
+// launcher, and every host launch of the kernel in the file calls the launcher
+// with the launch's own configuration. The original kernel stays, unchanged,
+// for any other use. A kernel is refused, with the reason, when the SSAM form
+// would not compute exactly what it does.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPASS_H

@@ -33,7 +33,7 @@ struct SystolicTap {
 };
 
 /// A full box of taps whose weights are Source[Base + sum_d Stride[d] *
-/// offset_d] * Scale: the generated code loops over the filter (seed 002,
+/// offset_d] * Scale: the generated code loops over the filter (SSAM,
 /// Listing 1) instead of spelling out every tap.
 struct FilterLoop {
   std::string Source; ///< StagedFilterToken or the array's name.
@@ -65,7 +65,7 @@ struct ReadGroup {
 constexpr const char *StagedFilterToken = "$filter";
 
 /// A filter array read through a pointer, copied to shared memory first
-/// (seed 002, section 4.6): the elements [First, Last] it reads.
+/// (SSAM section 4.6): the elements [First, Last] it reads.
 struct StagedFilter {
   std::string Name;
   std::string ElementType;

@@ -1,8 +1,8 @@
 //===- harness.cuh - Checks and times one sample --------------*- CUDA -*-===//
 //
 // Every sample's main() uses this, unchanged by the rewrite, so the original
-// and the rewritten program are checked and timed the same way (DESIGN.md
-// section 7):
+// and the rewritten program are checked and timed the same way
+// (docs/design.md section 7):
 //
 //   harness::Args A = harness::parseArgs(argc, argv, "2d5pt", {8192, 8192});
 //   harness::Rng R(A.Seed);                  // fresh input each run; the

@@ -16,7 +16,7 @@
 // launch argument. Link i + 1 cannot decide before link i has found its
 // maximum, so the chain is serial; loading a chunk, computing its slopes and
 // their running maximum within the chunk does not depend on it, which is
-// what `overlap_boundary` marks for the promote pass (DESIGN.md section 3).
+// what `overlap_boundary` marks for promotion (docs/design.md section 3).
 //
 // The next link is launched into cudaStreamTailLaunch (CDP2, CUDA 12+), so
 // it starts when the launching grid has finished and sees all it wrote:

@@ -14,7 +14,7 @@
 // Link i + 1 cannot write before link i has counted, so the chain is serial;
 // loading, flagging and numbering a chunk's elements within the chunk does
 // not depend on it, which is what `overlap_boundary` marks for the promote
-// pass (DESIGN.md section 3).
+// pass (docs/design.md section 3).
 //
 // The next link is launched into cudaStreamTailLaunch (CDP2, CUDA 12+), so
 // it starts when the launching grid has finished and sees all it wrote:

@@ -15,7 +15,7 @@
 // element before, which may lie in the chunk before: it is read from the
 // input, not from the parent) and numbering them within the chunk does not
 // depend on it, which is what `overlap_boundary` marks for the promote pass
-// (DESIGN.md section 3).
+// (docs/design.md section 3).
 //
 // The next link is launched into cudaStreamTailLaunch (CDP2, CUDA 12+), so
 // it starts when the launching grid has finished and sees all it wrote:

@@ -16,7 +16,7 @@
 // must have read first: that is the dependence between the links, and why the
 // chain is serial. Nothing is carried but the chunk number. Reading a chunk
 // does not depend on the links before it (they write only below it), which is
-// what `overlap_boundary` marks for the promote pass (DESIGN.md section 3).
+// what `overlap_boundary` marks for promotion (docs/design.md section 3).
 //
 // The next link is launched into cudaStreamTailLaunch (CDP2, CUDA 12+), so
 // it starts when the launching grid has finished and sees all it wrote:

@@ -1,7 +1,7 @@
 //===- 2d5pt.cu - A plain 2D 5-point stencil, for the systolic pass -------===//
 //
 // One thread per output point, every neighbour read from global memory: the
-// baseline SSAM (DESIGN.md section 1) turns into a register-cached systolic
+// baseline SSAM (docs/references.md) turns into a register-cached systolic
 // array. Boundary points are left untouched. Style: flat indices, one weight
 // per neighbour passed as a kernel argument.
 //

@@ -5,7 +5,7 @@
 //
 // Convolution of a float image with a filter of 6 rows and 6 columns.
 // One thread per output pixel, every tap read from global memory: the
-// baseline SSAM (DESIGN.md section 1) turns into a register-cached systolic
+// baseline SSAM (docs/references.md) turns into a register-cached systolic
 // array. The filter is a kernel argument; samples/common/conv.cuh draws it
 // at random and checks the result. Pixels for which some tap would fall
 // outside the image are left untouched.

@@ -1,5 +1,5 @@
 // Launches written in macros, in templates and under __CUDA_ARCH__ are
-// refused with a remark saying why (DESIGN.md section 4), never rewritten
+// refused with a remark saying why (docs/design.md section 4), never rewritten
 // wrongly; the file itself is left unchanged apart from its pragmas.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=OUT < %t.cu

@@ -1,6 +1,6 @@
 //===- SystolicModelTest.cpp - Choosing P and the block size for SSAM -----===//
 //
-// The halo ratio of seed 002 section 5.3, the register estimates, and the
+// The halo ratio of SSAM section 5.3, the register estimates, and the
 // shape the model picks for 2D and 3D stencils of float and double, with
 // the built-in H100 spec (a budget of 64 registers per thread).
 //

@@ -5,15 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Support for the `aggregate` pass (KLAP, seed 001 section II). Device-side
-// launches made by many threads of a parent kernel become one launch of an
-// aggregated child: a 1-D grid with as many blocks as all the original
-// launches together, each block of max(original block sizes) threads. The
-// parent stores, per original launch, its configuration and its arguments
-// (from the memory pool); each aggregated block finds its original launch by
-// a binary search over the exclusive prefix sum of the original grid sizes
-// (computed once, in the parent) and runs the original body with the
-// original launch's blockIdx/blockDim/gridDim/threadIdx.
+// Support for the `aggregate` pass (KLAP section II, docs/references.md).
+// Device-side launches made by many threads of a parent kernel become one
+// launch of an aggregated child: a 1-D grid with as many blocks as all the
+// original launches together, each block of max(original block sizes) threads.
+// The parent stores, per original launch, its configuration and its arguments
+// (from the memory pool); each aggregated block finds its original launch by a
+// binary search over the exclusive prefix sum of the original grid sizes
+// (computed once, in the parent) and runs the original body with the original
+// launch's blockIdx/blockDim/gridDim/threadIdx.
 //
 // Failures the rewrite introduces are never silent: a pool too small for the
 // launch records, or a launch the device runtime refuses (error 69, the

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Device-side cudaMalloc calls made by many threads of a parent, aggregated
-// as KLAP does (seed 001, section II-C): the threads of a warp (or block)
+// as KLAP does (section II-C): the threads of a warp (or block)
 // that allocate together add up their sizes, one of them calls cudaMalloc
 // once for the sum, and each gets its part. The device heap serialises
 // allocations, so one call per warp or block instead of one per thread is

@@ -72,7 +72,7 @@ template <typename T, int N> struct Gathered {
 };
 
 /// The producer's point Shift (-31..0) columns left of this lane's, in
-/// chunk J, register row Row, in an interior warp (Figure 7 of seed 000):
+/// chunk J, register row Row, in an interior warp (PolyMage-GPU, Figure 7):
 /// this lane's register (type 1), another lane's in the chunk (type 3), in
 /// the chunk on the left (type 4), or the shared part at (X, Y) (type 2):
 /// the columns left of chunk 0 (split along x) or the rows above row 0

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The host half of the pipeline runtime (rewriters/pipeline/, VersaPipe,
-// seed 004 sections 4, 5 and 7). A rewritten pipeline launch seeds the
-// stages' queues (pipeline_queue.cuh) with the entry kernel and then hands a
-// Runner its kernels; the Runner runs them under an execution model:
+// The host half of the pipeline runtime (rewriters/pipeline/, VersaPipe
+// sections 4, 5 and 7, docs/references.md). A rewritten pipeline launch seeds
+// the stages' queues (pipeline_queue.cuh) with the entry kernel and then hands
+// a Runner its kernels; the Runner runs them under an execution model:
 //
 //   kbk         one kernel per stage and round; the host reads the queues'
 //               lengths after each round and stops when all are empty.

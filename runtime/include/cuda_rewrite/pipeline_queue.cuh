@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The device half of the pipeline runtime (rewriters/pipeline/, VersaPipe,
-// seed 004 section 5): one work queue per stage, the count of items in
-// flight that ends a run, the batches persistent blocks take, and the
-// placement of persistent blocks on SMs. The host half is pipeline.cuh.
+// The device half of the pipeline runtime (rewriters/pipeline/, VersaPipe
+// section 5): one work queue per stage, the count of items in flight that ends
+// a run, the batches persistent blocks take, and the placement of persistent
+// blocks on SMs. The host half is pipeline.cuh.
 //
 // Queues. A queue is a ring of `capacity` slots (a power of two) with two
 // monotonic positions, `tail` (reserved by producers) and `head` (reserved by

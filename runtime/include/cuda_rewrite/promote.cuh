@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Launch promotion (KLAP, seed 001 section III; rewriters/promote/) turns a
+// Launch promotion (KLAP section III; rewriters/promote/) turns a
 // chain of single-block links, each launching the next at its end, into
 // links that are launched early and wait for their predecessor. What the
 // predecessor computes for them (the postponed launch arguments) travels

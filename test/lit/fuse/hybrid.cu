@@ -13,7 +13,7 @@
 // RUN: sed 's/hybrid(0.5)/hybrid(1)/' %s > %t.one.cu
 // RUN: %cuda-rewrite --remarks %t.one.cu -o %t.one.out.cu -- 2>&1 | FileCheck %s --check-prefix=ONE-REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.one.out.cu | FileCheck %s --check-prefix=ONE
-// Split along y (Appendix A of seed 003): the last rows of each region in
+// Split along y (PolyMage-GPU's Appendix A): the last rows of each region in
 // registers, half of them and all of them.
 // RUN: sed 's/hybrid(0.5)/hybrid(0.5, y)/' %s > %t.y.cu
 // RUN: %cuda-rewrite --remarks %t.y.cu -o %t.y.out.cu -- 2>&1 | FileCheck %s --check-prefix=HALFY-REMARK

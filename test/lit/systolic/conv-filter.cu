@@ -1,5 +1,5 @@
 // Convolutions whose weights come from a filter array. A filter passed as a
-// pointer is copied to shared memory once per block (seed 002, section 4.6)
+// pointer is copied to shared memory once per block (SSAM section 4.6)
 // and the taps become a loop over it; a __constant__ filter is read where
 // it is; a filter with two subscripts is spelled out tap by tap.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -39,7 +39,7 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:   // Whether the original reads this column (for each group of taps).
 // CHECK-NEXT:   const bool readsColumn0 = (col >= xBegin && col < xEnd + 2);
 // CHECK:            cache[c] = (readsColumn0 && row >= yBegin && row < yEnd + 2)
-// The filter loop (seed 002, Listing 1): columns outside, rows inside.
+// The filter loop (SSAM, Listing 1): columns outside, rows inside.
 // CHECK:          for (int m = 0; m < 3; ++m) { // Columns x .. x + 2.
 // CHECK-NEXT:       if (m > 0)
 // CHECK:                sum[i] = __shfl_up_sync(0xffffffffu, sum[i], 1);

@@ -1,4 +1,4 @@
-// A 3D 7-point stencil in the paper's form (seed 002, section 4.9), asked
+// A 3D 7-point stencil in the paper's form (SSAM section 4.9), asked
 // for with z(shared) (the model streams along z, which measured faster): a
 // block of Warps warps shares one column tile, warp w caches the rows of plane
 // tileZ + w - 1, sums its taps one z offset at a time with shifted partial
