@@ -257,13 +257,23 @@ std::optional<uint64_t> threadsOf(const ASTContext &Ctx, const Expr *E,
 
 } // namespace
 
+const Expr *launchConfigArg(const CUDAKernelCallExpr *Call, unsigned I) {
+  const auto *Config = dyn_cast_or_null<CallExpr>(Call->getConfig());
+  if (!Config || Config->getNumArgs() < 4)
+    return nullptr;
+  const Expr *Arg = Config->getArg(Config->getNumArgs() - 4 + I);
+  bool Omitted = isa<CXXDefaultArgExpr>(Arg->IgnoreImpCasts()) ||
+                 Arg->getBeginLoc() == Config->getBeginLoc();
+  return Omitted ? nullptr : Arg;
+}
+
 std::optional<uint64_t> constantBlockThreads(const ASTContext &Ctx,
                                              const LaunchSite &Launch,
                                              ConfigPins &Pins) {
-  const auto *Config = dyn_cast_or_null<CallExpr>(Launch.Call->getConfig());
-  if (!Config || Config->getNumArgs() < 2)
+  const Expr *Block = launchConfigArg(Launch.Call, 1);
+  if (!Block)
     return std::nullopt;
-  return threadsOf(Ctx, Config->getArg(1), Launch.Enclosing, Pins, 0);
+  return threadsOf(Ctx, Block, Launch.Enclosing, Pins, 0);
 }
 
 std::optional<uint64_t> largestBlockThreads(const ASTContext &Ctx,
@@ -357,13 +367,12 @@ largestHostGridThreads(const ASTContext &Ctx,
   for (const LaunchSite &L : Launches) {
     if (!L.Callee || L.Callee->getCanonicalDecl() != Kernel.getCanonicalDecl())
       continue;
-    const auto *Config = dyn_cast_or_null<CallExpr>(L.Call->getConfig());
-    if (L.FromDevice || !Config || Config->getNumArgs() < 2)
+    const Expr *Grid = launchConfigArg(L.Call, 0);
+    const Expr *Block = launchConfigArg(L.Call, 1);
+    if (L.FromDevice || !Grid || !Block)
       return std::nullopt;
-    std::optional<uint64_t> Blocks =
-        estimateThreads(Ctx, Config->getArg(0), L.Enclosing);
-    std::optional<uint64_t> Threads =
-        estimateThreads(Ctx, Config->getArg(1), L.Enclosing);
+    std::optional<uint64_t> Blocks = estimateThreads(Ctx, Grid, L.Enclosing);
+    std::optional<uint64_t> Threads = estimateThreads(Ctx, Block, L.Enclosing);
     if (!Blocks || !Threads)
       return std::nullopt;
     Largest = std::max(Largest.value_or(0), *Blocks * *Threads);

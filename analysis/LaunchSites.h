@@ -39,6 +39,14 @@ struct LaunchSite {
   bool InTemplate = false;
 };
 
+/// Argument \p I of a launch's `<<<grid, block, shared, stream>>>`, or null
+/// where it was not written. Host launches configure through a call with
+/// exactly these four arguments (omitted ones are default arguments);
+/// device-side ones through cudaLaunchDevice, whose last four they are
+/// (omitted ones are synthesized at the `<<<`).
+const clang::Expr *launchConfigArg(const clang::CUDAKernelCallExpr *Call,
+                                   unsigned I);
+
 /// The launches of the main file in source order. Template instantiations
 /// are not visited: a launch in a template is reported once, at its pattern.
 std::vector<LaunchSite> findLaunchSites(clang::ASTContext &Ctx);

@@ -17,6 +17,14 @@ namespace cuda_rewrite {
 std::string AggregatedChild::argsStruct() const {
   return Child->getNameAsString() + "_args" + suffix();
 }
+/// Children without barriers or shared memory may get several one-warp
+/// blocks per aggregated block, unless a function they call reads the real
+/// threadIdx or blockDim: in a packed block those are the aggregated
+/// block's, not the original one's.
+bool AggregatedChild::packable() const {
+  return !Info.HasBarriers && !Info.UsesSharedMemory &&
+         Info.HelperReadsBlockShape.empty();
+}
 std::string AggregatedChild::kernelName() const {
   return Child->getNameAsString() + "_aggregated" + suffix();
 }
@@ -183,12 +191,13 @@ aggregatedKernelParams(const AggregatedChild &A) {
   return Params;
 }
 
-/// Its blocks take the shape of the launches they serve, or pack several
-/// one-warp launches: any size up to 1024 threads, so its registers are
-/// bounded for 1024 (a child launched with 1024-thread blocks must still
-/// launch once aggregated).
+/// Its blocks take the shape of the largest launch they serve, or pack
+/// several one-warp launches: its registers are bounded for at least that
+/// block (a child launched with 1024-thread blocks must still launch once
+/// aggregated; AggregatedChild::MaxThreads).
 static std::string aggregatedKernelHead(const AggregatedChild &A) {
-  return "__global__ void __launch_bounds__(1024) " + A.kernelName();
+  return "__global__ void __launch_bounds__(" + std::to_string(A.MaxThreads) +
+         ") " + A.kernelName();
 }
 
 std::string generateAggregatedKernelDeclaration(const AggregatedChild &A) {
@@ -245,12 +254,7 @@ static std::string launchAndCheck(const AggregatedChild &A) {
   std::vector<std::string> Args = {"cr_launch.table"};
   for (const std::string &Name : names(A.scalarParams()))
     Args.push_back(Name);
-  // Children without barriers or shared memory may get several one-warp
-  // blocks per aggregated block (LaunchTable::packing), unless a function
-  // they call reads the real threadIdx or blockDim: in a packed block those
-  // are the aggregated block's, not the original one's.
-  bool Packable = !A.Info.HasBarriers && !A.Info.UsesSharedMemory &&
-                  A.Info.HelperReadsBlockShape.empty();
+  bool Packable = A.packable();
   return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n"
          "    dim3 cr_aggregated_grid, cr_aggregated_block;\n"
          "    cr_launch.configure(/*packable=*/" +

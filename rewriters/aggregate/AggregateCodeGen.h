@@ -25,8 +25,14 @@ struct AggregatedChild {
   /// Distinguishes the versions of one child with different scalar sets:
   /// empty for the first in the file, then "_2", "_3", ...
   std::string Suffix;
+  /// The bound of the aggregated kernel's registers: the largest block it is
+  /// launched with, or 1024.
+  unsigned MaxThreads = 1024;
 
   const std::string &suffix() const { return Suffix; }
+  /// Whether several one-warp launches may share an aggregated block
+  /// (LaunchTable::packing).
+  bool packable() const;
   std::string argsStruct() const;  ///< child_args
   std::string kernelName() const;  ///< child_aggregated
   std::string warpHelper() const;  ///< child_launch_warp
@@ -40,7 +46,7 @@ struct AggregatedChild {
 /// launches, the call of its body function, and the flushes after it. An
 /// aggregated child that is itself such a parent runs the same.
 struct ParentCode {
-  std::string Decls;   ///< `  cuda_rewrite::PendingLaunch<...> cr_pending_0;`
+  std::string Decls; ///< `  cuda_rewrite::PendingLaunch<...> cr_pending_0;`
   std::string BodyName;
   std::vector<std::string> BodyArgs;
   std::string Flushes; ///< `  child_launch_block(cr_pending_0, ...);`

@@ -1,6 +1,7 @@
 //===- PromotePlan.cpp - Whether and how a chain kernel is promoted -------===//
 
 #include "rewriters/promote/PromotePlan.h"
+#include "analysis/LaunchSites.h"
 #include "rewriters/common/SourceLines.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -368,19 +369,6 @@ private:
            (IsZero(B->getLHS()) && IsThreadX(B->getRHS()));
   }
 
-  /// Argument \p I of `<<<grid, block, shared, stream>>>`, or null where
-  /// it was not written (device-side launches synthesize omitted ones at
-  /// the `<<<`).
-  static const Expr *configArg(const CUDAKernelCallExpr *Call, unsigned I) {
-    const auto *Config = cast<CallExpr>(Call->getConfig());
-    if (Config->getNumArgs() < 4)
-      return nullptr;
-    const Expr *Arg = Config->getArg(Config->getNumArgs() - 4 + I);
-    bool Omitted = isa<CXXDefaultArgExpr>(Arg->IgnoreImpCasts()) ||
-                   Arg->getBeginLoc() == Config->getBeginLoc();
-    return Omitted ? nullptr : Arg;
-  }
-
   /// The expression written for a dim3 argument: `x` of an implicit
   /// dim3(x), or null when it names more than one dimension.
   static const Expr *written(const Expr *E) {
@@ -415,9 +403,9 @@ private:
   std::string launchConfig() {
     const CUDAKernelCallExpr *Self = Plan.SelfLaunch;
     std::string At = " (line " + std::to_string(line(Self)) + ")";
-    if (!isOne(configArg(Self, 0)))
+    if (!isOne(launchConfigArg(Self, 0)))
       return "the self-launch" + At + " does not launch a grid of 1 block";
-    const Expr *Block = configArg(Self, 1);
+    const Expr *Block = launchConfigArg(Self, 1);
     Block = Block ? written(Block) : nullptr;
     if (!Block || !Block->getType()->isIntegerType())
       return "the self-launch's block size" + At +
@@ -429,12 +417,12 @@ private:
     if (!SameAsParent && !BlockValue)
       return "the self-launch's block size '" + Plan.BlockText + "'" + At +
              " is neither a constant nor blockDim.x";
-    if (const Expr *Shared = configArg(Self, 2);
+    if (const Expr *Shared = launchConfigArg(Self, 2);
         Shared && !(constant(Shared) && constant(Shared)->isZero()))
       return "the self-launch" + At +
              " passes dynamic shared memory, which the promoted launch "
              "cannot size before the body computes it";
-    if (const Expr *Stream = configArg(Self, 3)) {
+    if (const Expr *Stream = launchConfigArg(Self, 3)) {
       std::string S = normalized(text(Stream->getSourceRange()));
       if (S != "cudaStreamTailLaunch" && S != "0" && S != "nullptr" &&
           S != "NULL")
@@ -444,10 +432,10 @@ private:
     }
     for (const CUDAKernelCallExpr *Host : Plan.HostLaunches) {
       std::string HostAt = " (line " + std::to_string(line(Host)) + ")";
-      if (!isOne(configArg(Host, 0)))
+      if (!isOne(launchConfigArg(Host, 0)))
         return "the host launch" + HostAt +
                " does not launch a grid of literally 1 block";
-      const Expr *HostBlock = configArg(Host, 1);
+      const Expr *HostBlock = launchConfigArg(Host, 1);
       if (!HostBlock || SameAsParent || !(HostBlock = written(HostBlock)))
         continue;
       std::optional<llvm::APSInt> HostValue = constant(HostBlock);
