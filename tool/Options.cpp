@@ -110,8 +110,10 @@ cl::opt<std::string> Disable("disable", cl::desc("Do not run these passes"),
 cl::opt<std::string> AggregateGranularity(
     "aggregate-granularity",
     cl::desc("Aggregate every launch at this granularity (warp, block or "
-             "kernel), whatever its pragma says; by default kernel where "
-             "legal, else warp"),
+             "kernel), whatever its pragma says; by default kernel, but "
+             "warp for parents launched only from the host in grids of at "
+             "most 8 warps known at compile time, or where block and "
+             "kernel are not legal"),
     cl::value_desc("warp|block|kernel"), cl::cat(Category));
 cl::opt<std::string> Gpu("gpu",
                          cl::desc("Target GPU for the cost models and the "
