@@ -133,8 +133,14 @@ def demangle(names):
 
 def short_name(demangled):
     """A kernel's name without return type, template arguments and
-    parameters: `void ns::k<2>(int)` is `ns::k`."""
-    return demangled.split("(", 1)[0].split("<", 1)[0].split()[-1]
+    parameters: `void ns::k<2>(int)` is `ns::k`; a kernel in an unnamed
+    namespace (the fused kernels of camera, interpolate and pyramid) is
+    `(anonymous namespace)::k`, which names it as it is."""
+    anonymous = "(anonymous namespace)::"
+    prefix = anonymous if demangled.startswith(anonymous) else ""
+    rest = demangled[len(prefix):].replace(anonymous, "")
+    words = rest.split("(", 1)[0].split("<", 1)[0].split()
+    return prefix + words[-1] if words else demangled
 
 
 def read_known(path, sample):
