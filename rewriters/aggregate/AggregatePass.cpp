@@ -886,18 +886,7 @@ private:
   SourceLocation pinPlace(const FunctionDecl *Parent) {
     if (!HostLaunches)
       HostLaunches = findLaunchSites(Ctx);
-    SourceLocation Last =
-        SM.getExpansionLoc(Parent->getDefinition()->getEndLoc());
-    for (const LaunchSite &L : *HostLaunches) {
-      if (!L.Callee || !L.Enclosing ||
-          L.Callee->getCanonicalDecl() != Parent->getCanonicalDecl())
-        continue;
-      SourceLocation End = SM.getExpansionLoc(L.Enclosing->getEndLoc());
-      if (SM.isWrittenInMainFile(End) &&
-          SM.isBeforeInTranslationUnit(Last, End))
-        Last = End;
-    }
-    return ::cuda_rewrite::lineAfter(Ctx, Last);
+    return pinPlaceAfterLaunches(Ctx, *HostLaunches, *Parent);
   }
 
   /// Parameters continued on further lines and aligned after the '(' stay

@@ -11,6 +11,9 @@
 #define CUDA_REWRITE_REWRITERS_COMMON_GENERATEDCODE_H
 
 #include "analysis/ConfigPins.h"
+#include "analysis/LaunchSites.h"
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
@@ -27,6 +30,14 @@ std::optional<unsigned> findRewrittenFileMarker(llvm::StringRef FileText);
 /// The static_asserts of \p Pins under a comment saying why, and a blank
 /// line; empty when nothing is pinned.
 std::string pinnedValues(const ConfigPins &Pins);
+
+/// Where the pins of values read from \p Kernel's launches go: the line after
+/// the last of its definition and the main file's functions that launch it,
+/// so that every macro those launches spell is defined there (one defined
+/// between the kernel and its host launch would not be at the kernel).
+clang::SourceLocation pinPlaceAfterLaunches(const clang::ASTContext &Ctx,
+                                            llvm::ArrayRef<LaunchSite> Launches,
+                                            const clang::FunctionDecl &Kernel);
 
 } // namespace cuda_rewrite
 

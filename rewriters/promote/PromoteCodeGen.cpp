@@ -3,6 +3,7 @@
 #include "rewriters/promote/PromoteCodeGen.h"
 #include "rewriters/common/SourceLines.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -108,7 +109,7 @@ private:
         PostponedNames.empty() ? "nothing (no argument is postponed)"
                                : "'" + llvm::join(PostponedNames, "', '") + "'";
     std::string C = llvm::formatv(
-        "'{0}', promoted: KLAP variant {1} (seed 001, section III), "
+        "'{0}', promoted: KLAP variant {1} (section III of the KLAP paper), "
         "generated from '{0}', which is unchanged above. ",
         Name, V.name());
     if (V.Pool)
@@ -157,7 +158,21 @@ private:
       Params.push_back("unsigned cr_link");
     for (const ParmVarDecl *P : K->parameters())
       Params.push_back(tokenText(P->getSourceRange()));
-    return wrapCall("", Head + Kernel, Params, " ");
+    return wrapCall("", Head + launchBounds() + Kernel, Params, " ");
+  }
+
+  /// `__launch_bounds__(N) ` where every link's block is known (N its
+  /// threads, rounded up to a warp): the chain's bookkeeping adds registers
+  /// to the original's, and without a bound nothing keeps them within what
+  /// the block can have (a 1024-thread bound would cap them at 64). Empty
+  /// where the user bounded the kernel (the head copied keeps theirs).
+  std::string launchBounds() const {
+    std::optional<uint64_t> Threads = Plan.BlockThreads;
+    if (Plan.Kernel->hasAttr<CUDALaunchBoundsAttr>() || !Threads ||
+        *Threads == 0 || *Threads > 1024)
+      return "";
+    return "__launch_bounds__(" + std::to_string((*Threads + 31) / 32 * 32) +
+           ") ";
   }
 
   /// The original body with the promotion's edits.

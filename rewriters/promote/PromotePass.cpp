@@ -38,12 +38,18 @@ public:
     const PromotePlan &Plan = *Planned.Plan;
     std::string Code = generatePromotedCode(Plan, Ctx);
     const FunctionDecl *Def = C.Function->getDefinition();
+    // The pins go where the host launches' macros are defined too.
     if (!includeRuntimeHeader(Context, "runtime", C.Loc, "promote") ||
-        !check(
-            Context.Edits.addDefinition("promote/" + Def->getNameAsString(),
-                                        "\n" + pinnedValues(Plan.Pins) + Code,
-                                        lineAfter(Ctx, Def->getEndLoc())),
-            C.Loc))
+        !check(Context.Edits.addDefinition("promote/" + Def->getNameAsString(),
+                                           "\n" + Code,
+                                           lineAfter(Ctx, Def->getEndLoc())),
+               C.Loc) ||
+        (!Plan.Pins.empty() &&
+         !check(Context.Edits.addDefinition(
+                    "promote/pins/" + Def->getNameAsString(),
+                    "\n" + pinnedValues(Plan.Pins),
+                    pinPlaceAfterLaunches(Ctx, Launches, *Def)),
+                C.Loc)))
       return false;
     for (const CUDAKernelCallExpr *Call : Plan.HostLaunches)
       if (!rewriteHostLaunch(Call, Plan))

@@ -430,6 +430,9 @@ private:
                "'; only cudaStreamTailLaunch or the default stream keep the "
                "order that promotion reproduces";
     }
+    Plan.BlockThreads =
+        BlockValue ? std::optional<uint64_t>(BlockValue->getZExtValue())
+                   : largestHostBlock();
     for (const CUDAKernelCallExpr *Host : Plan.HostLaunches) {
       std::string HostAt = " (line " + std::to_string(line(Host)) + ")";
       if (!isOne(launchConfigArg(Host, 0)))
@@ -448,6 +451,23 @@ private:
                Plan.BlockText + "': every link must have the same block";
     }
     return "";
+  }
+
+  /// With a self-launch of `blockDim.x` blocks every link runs the host
+  /// launches' block: their largest where each is a constant (pinned), else
+  /// none (and nothing pinned for it).
+  std::optional<uint64_t> largestHostBlock() const {
+    ConfigPins Kept = Pins;
+    std::optional<uint64_t> Largest;
+    for (const CUDAKernelCallExpr *Host : Plan.HostLaunches) {
+      std::optional<llvm::APSInt> Threads = constant(launchConfigArg(Host, 1));
+      if (!Threads) {
+        Pins = std::move(Kept);
+        return std::nullopt;
+      }
+      Largest = std::max(Largest.value_or(0), Threads->getZExtValue());
+    }
+    return Largest;
   }
 
   //===--------------------------------------------------------------------===//

@@ -72,7 +72,11 @@ struct PromotePlan {
   /// speculative and the link publishes whether it continued).
   std::string Condition;
   bool EarlyCondition = true;
-  std::string BlockText;        ///< The launch's block size.
+  std::string BlockText; ///< The launch's block size.
+  /// The threads of every link's block where the launches fix it at compile
+  /// time (the self-launch's constant, or with `blockDim.x` the host
+  /// launches' largest constant): the promoted kernel's launch bound.
+  std::optional<uint64_t> BlockThreads;
   std::vector<PromoteArg> Args; ///< One per parameter, in order.
   /// Top-level statements [0, PrefixEnd) are declarations computable at the
   /// start: the hoisted code goes after them.

@@ -207,7 +207,7 @@ private:
     std::string In = Plan.Input.Array->getNameAsString();
     std::string C = formatv(
         "// {0}: {1} rewritten by cuda-rewrite as a software systolic array\n"
-        "// (SSAM, seed 002, Listings 1 and 2). {2}.\n"
+        "// (SSAM, Listings 1 and 2). {2}.\n"
         "// Each warp keeps a 32-lane x Cached-row window of '{3}' in "
         "registers{4};\n"
         "// for each output row, a lane adds up the taps of one column and "
@@ -267,7 +267,7 @@ private:
       std::string M = "(" + I + " / " + std::to_string(Plan.rows()) + ")";
       std::string N = "(" + I + " % " + std::to_string(Plan.rows()) + ")";
       return formatv(
-          "  // The filter, shared by the block (seed 002, section 4.6): "
+          "  // The filter, shared by the block (SSAM, section 4.6): "
           "'{0}'[{1}..{2}],\n"
           "  // a row per filter column, so that a column's weights are read "
           "as vectors.\n"
@@ -281,7 +281,7 @@ private:
           N.substr(1, N.size() - 2), loopIndex(M, N, ""), plus(F.First));
     }
     return formatv(
-        "  // The filter, shared by the block (seed 002, section 4.6): "
+        "  // The filter, shared by the block (SSAM, section 4.6): "
         "'{0}'[{1}..{2}].\n"
         "  __shared__ {3} {4}[{5}];\n"
         "  for (int {6} = threadIdx.x; {6} < {5}; {6} += blockDim.x)\n"
@@ -979,7 +979,7 @@ private:
     std::string K = formatv(
         "// {0}: {1} rewritten by cuda-rewrite as a register cache with "
         "aligned rows\n"
-        "// (SSAM's, seed 002, with the lanes of a warp on consecutive "
+        "// (SSAM's, with the lanes of a warp on consecutive "
         "columns). {2}.\n"
         "// Each lane keeps PerLane consecutive columns of Cached rows of "
         "'{3}' in\n"
@@ -1040,7 +1040,7 @@ private:
     std::string K = formatv(
         "// {0}: {1} rewritten by cuda-rewrite as a software systolic array "
         "with\n"
-        "// wide lanes (SSAM's, seed 002, with PerLane columns per lane). "
+        "// wide lanes (SSAM's, with PerLane columns per lane). "
         "{2}.\n"
         "// Each lane keeps PerLane consecutive columns of Cached rows of "
         "'{3}' in\n"

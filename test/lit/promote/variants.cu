@@ -52,15 +52,16 @@ __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
 // CHECK:      struct compact_postponed {
 // CHECK-NEXT:   int offset;
 // CHECK-NEXT: };
-// P:   /// 'compact', promoted: KLAP variant P (seed 001, section III),
-// PA:  /// 'compact', promoted: KLAP variant PA (seed 001, section III),
-// PO:  /// 'compact', promoted: KLAP variant PO (seed 001, section III),
-// PAO: /// 'compact', promoted: KLAP variant PAO (seed 001, section III),
-// PA:  Deadlock freedom: a block waits only on the link of the
-// PA-NEXT: /// ticket before its own, which a block took and is therefore already running;
-// P:      __global__ void compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
+// P:   /// 'compact', promoted: KLAP variant P (section III of the KLAP
+// PA:  /// 'compact', promoted: KLAP variant PA (section III of the KLAP
+// PO:  /// 'compact', promoted: KLAP variant PO (section III of the KLAP
+// PAO: /// 'compact', promoted: KLAP variant PAO (section III of the KLAP
+// PA:  Deadlock freedom: a block waits
+// PA-NEXT: /// only on the link of the ticket before its own, which a block took and is
+// PA-NEXT: /// therefore already running; no block waits on one that may not be resident,
+// P:      __global__ void __launch_bounds__(256) compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
 // P-NEXT:     unsigned cr_link, const int *__restrict__ in, int *__restrict__ out,
-// PA:     __global__ void compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
+// PA:     __global__ void __launch_bounds__(256) compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
 // PA-NEXT:    const int *__restrict__ in, int *__restrict__ out, int *__restrict__ count,
 
 // Aggregated: the ticket is the link; the stepped chunk follows from it.

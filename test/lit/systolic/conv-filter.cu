@@ -27,7 +27,7 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:      conv3x3_systolic(const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ w, int W, int H, long long extentX, long long extentY) {
 // CHECK-NEXT:   using Shape = conv3x3_systolic_shape;
 // The filter's nine elements, staged before any warp returns.
-// CHECK-NEXT:   // The filter, shared by the block (seed 002, section 4.6): 'w'[0..8].
+// CHECK-NEXT:   // The filter, shared by the block (SSAM, section 4.6): 'w'[0..8].
 // CHECK-NEXT:   __shared__ float filter[9];
 // CHECK-NEXT:   for (int k = threadIdx.x; k < 9; k += blockDim.x)
 // CHECK-NEXT:     filter[k] = w[k];
