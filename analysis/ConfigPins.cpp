@@ -40,11 +40,31 @@ bool usesFunctionScope(const Expr *E, const SourceManager &SM) {
   return F.Found;
 }
 
+/// Whether \p Loc lies in the body of an object-like macro that is a braced
+/// list of values (`#define WEIGHTS {0.25f, 0.5f}`), as expanded: a value
+/// there is only part of what the macro's name spells, and another build may
+/// define that name otherwise. (Other object-like macros whose body is more
+/// than one value expand to code, `#define BODY ... x < 1 ...`, whose
+/// literals are written in place.)
+bool inBracedListMacro(SourceLocation Loc, const SourceManager &SM) {
+  if (!Loc.isMacroID())
+    return false;
+  const SrcMgr::ExpansionInfo &Expansion =
+      SM.getSLocEntry(SM.getFileID(Loc)).getExpansion();
+  if (Expansion.isMacroArgExpansion() || Expansion.isFunctionMacroExpansion())
+    return false;
+  bool Invalid = false;
+  const char *Body = SM.getCharacterData(Expansion.getSpellingLoc(), &Invalid);
+  return !Invalid && *Body == '{';
+}
+
 /// The text that spells \p R at the outermost level it is whole at: the
 /// use site when R is all of a macro's expansion (`N` for the 1024 that N
 /// expands to, also inside another macro's body, where it is the `N`
 /// written in that body), else the written text. Empty when R starts and
-/// ends in different macro expansions, where no one text spells it.
+/// ends in different macro expansions, where no one text spells it, and
+/// when R is one value of a braced list macro (the `0.5f` of `#define W
+/// {0.5f, 0.25f}`), which its name spells only as a whole.
 std::string outermostSpelling(SourceRange R, const SourceManager &SM,
                               const LangOptions &LO) {
   SourceLocation B = R.getBegin(), E = R.getEnd();
@@ -64,7 +84,7 @@ std::string outermostSpelling(SourceRange R, const SourceManager &SM,
     B = ExpansionBegin;
     E = ExpansionEnd;
   }
-  if (B.isFileID() != E.isFileID())
+  if (B.isFileID() != E.isFileID() || inBracedListMacro(B, SM))
     return "";
   if (B.isMacroID()) {
     // Both in one expansion of one macro's body: the text as that body
@@ -189,7 +209,9 @@ bool ConfigPins::visit(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
   const SourceManager &SM = Ctx.getSourceManager();
   // The value pinned is that of the text as written, before the conversion
   // its use applies (`float w = C0;` pins C0's double, not the float).
-  E = E->IgnoreParenImpCasts();
+  // Parentheses stay: they may be all of a macro's body (`#define W
+  // (-0.5f)`), which only the macro's name spells.
+  E = E->IgnoreImpCasts();
   if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral,
           CXXBoolLiteralExpr>(E)) {
     if (!touchesMacro(E))
@@ -205,7 +227,9 @@ bool ConfigPins::visit(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
         Lexer::getSpelling(SM.getSpellingLoc(E->getBeginLoc()), Buffer, SM,
                            Ctx.getLangOpts(), &Invalid)
             .str();
-    if (Text.empty() || Invalid || Text == Own)
+    if (Text.empty())
+      return refuseMacroPart(E, SM);
+    if (Invalid || Text == Own)
       return true;
     return add(Text, E, Ctx);
   }
@@ -251,16 +275,24 @@ bool ConfigPins::visit(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
       if (!visit(ChildExpr, Ctx, Depth + 1))
         return false;
     }
-  if (!Any && touchesMacro(E)) {
-    Why = "a value comes through a macro cuda-rewrite cannot spell at file "
-          "scope";
-    return false;
-  }
+  if (!Any && touchesMacro(E))
+    return refuseMacroPart(E, SM);
   if (!Any && isa<UnaryExprOrTypeTraitExpr>(E)) {
     Why = "a sizeof or alignof of a local cannot be spelled at file scope";
     return false;
   }
   return true;
+}
+
+bool ConfigPins::refuseMacroPart(const Expr *E, const SourceManager &SM) {
+  // Where the expansion started: the macro use in the file.
+  SourceLocation Use = SM.getExpansionLoc(E->getBeginLoc());
+  Why = "a value comes through a macro cuda-rewrite cannot spell at file "
+        "scope (used at line " +
+        std::to_string(SM.getExpansionLineNumber(Use)) +
+        "; a macro whose whole body is one value can be pinned, a braced list "
+        "cannot)";
+  return false;
 }
 
 void ConfigPins::pinSize(StringRef Type, uint64_t Bytes) {

@@ -67,6 +67,8 @@ public:
 private:
   bool visit(const clang::Expr *E, const clang::ASTContext &Ctx,
              unsigned Depth);
+  /// Refuses \p E, part of a macro that no text at file scope spells.
+  bool refuseMacroPart(const clang::Expr *E, const clang::SourceManager &SM);
   bool add(std::string Spelling, const clang::Expr *ValueOf,
            const clang::ASTContext &Ctx);
 
