@@ -24,7 +24,9 @@
 //   rtc         the original entry kernel, run to completion (the reference).
 //
 // Which one (pipeline_config.cuh has the file format):
-//   CUDA_REWRITE_PIPELINE_MODEL=<model>    overrides everything, else
+//   CUDA_REWRITE_PIPELINE_TUNE=<file>      the autotuner's configurations
+//                                          (below), else
+//   CUDA_REWRITE_PIPELINE_MODEL=<model>    overrides the rest, else
 //   CUDA_REWRITE_PIPELINE_CONFIG=<file>    a configuration file, else
 //   the pragma's config(<file>) if that file exists, else
 //   the pragma's model (auto: megakernel).
