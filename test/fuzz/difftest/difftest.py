@@ -36,6 +36,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -239,13 +240,34 @@ def fresh(path, source):
             Path(path).stat().st_mtime > Path(source).stat().st_mtime)
 
 
+# A build that runs longer fails: nvcc's cicc has taken more than 15
+# minutes on one generated pipeline file (seed 4, f13's original), which held
+# a whole campaign with no result.
+BUILD_TIMEOUT = 600
+
+
+def run_nvcc(command):
+    """(returncode, stderr) of an nvcc command; a time-out is returncode
+    "timeout" with a line saying so. nvcc runs in a session of its own, so
+    that a time-out kills its cicc and ptxas too."""
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=BUILD_TIMEOUT)
+            return proc.returncode, stderr
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return "timeout", f"nvcc ran past {BUILD_TIMEOUT} s"
+
+
 def build(job):
     nvcc, source, binary, include = job
     if fresh(binary, source):
         return str(binary), 0, ""
-    proc = subprocess.run(nvcc_command(nvcc, source, binary, include),
-                          capture_output=True, text=True)
-    return str(binary), proc.returncode, proc.stderr[-2000:]
+    returncode, stderr = run_nvcc(nvcc_command(nvcc, source, binary, include))
+    return str(binary), returncode, stderr[-2000:]
 
 
 #===-- builds with other definitions -------------------------------------===#
@@ -314,12 +336,11 @@ def build_other(job):
     while left:
         flags = [f"-D{macro}={value}" for name in sorted(left)
                  for macro, value in sorted(left[name].items())]
-        proc = subprocess.run(nvcc_command(nvcc, source, binary, include,
-                                           flags),
-                              capture_output=True, text=True)
-        if proc.returncode == 0:
+        returncode, stderr = run_nvcc(nvcc_command(nvcc, source, binary,
+                                                   include, flags))
+        if returncode == 0:
             break
-        blocks = error_blocks(proc.stderr)
+        blocks = error_blocks(stderr)
         mine = {n: [] for n in left}
         for b in blocks:
             for n in blame(b, ranges, list(left)):
@@ -327,7 +348,7 @@ def build_other(job):
                     mine[n].append(b)
         mine = {n: bs for n, bs in mine.items() if bs}
         if not mine:
-            tail = (proc.stderr.strip() or f"exit {proc.returncode}")[-400:]
+            tail = (stderr.strip() or f"exit {returncode}")[-400:]
             for n in left:
                 dropped[n] = {"build": "failed", "detail": tail}
             left = {}
@@ -398,6 +419,8 @@ def run_binary(binary, seed, env, names, timeout):
 
 
 def run(args):
+    global BUILD_TIMEOUT
+    BUILD_TIMEOUT = args.build_timeout
     for d in args.dirs:
         run_dir(Path(d), args)
 
@@ -720,6 +743,8 @@ def main():
                    "/usr/local/cuda/bin/nvcc")
     r.add_argument("--timeout", type=int, default=30,
                    help="seconds per run of a binary")
+    r.add_argument("--build-timeout", type=int, default=BUILD_TIMEOUT,
+                   help="seconds per nvcc build, past which it fails")
     r.add_argument("--parallel-runs", type=int, default=4,
                    help="binaries running on the GPU at once")
     r.add_argument("--no-other", action="store_true",
