@@ -254,6 +254,18 @@ class PipelineProgram:
         src.edges.append(Edge(kind, target, limit, fan, cond,
                               r.getrandbits(32), mode))
 
+    def calls_back(self, src, dst):
+        """Whether stage dst reaches stage src again through calls."""
+        seen, todo = set(), [dst]
+        while todo:
+            i = todo.pop()
+            if i == src:
+                return True
+            if i not in seen:
+                seen.add(i)
+                todo += [e.target for e in self.stages[i].edges]
+        return False
+
     def first_eligible(self):
         """Whether stage 0 gets exactly one item per entry item (then it
         writes the item's own slot)."""
@@ -411,6 +423,11 @@ class PipelineProgram:
                         f"{self.item(depth, itn, key)};",
                         f"for (int r = 0; r < {target.width}; ++r)",
                         f"  {callee}({wrap('next')}, r);"]
+                if not host and self.calls_back(st.index, e.target):
+                    # cicc unrolls the rank loop and inlines the call cycle
+                    # into every copy: seed 4's p349 (s2 calls s3 64 times,
+                    # s3 calls s1, s1 calls s2) ran cicc past 15 minutes.
+                    body.insert(1, "#pragma unroll 1")
             elif all_ranks:
                 body = [f"{callee}({wrap(self.item(depth, itn, rkey))});"]
             elif target.width > 1:
