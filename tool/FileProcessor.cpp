@@ -5,7 +5,7 @@
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
 #include "rewriters/common/EditSet.h"
-#include "rewriters/common/PassManager.h"
+#include "rewriters/PassManager.h"
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/LineDirectives.h"

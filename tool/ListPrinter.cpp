@@ -35,7 +35,7 @@ struct Note {
   unsigned Offset;
   SourceLocation Loc;
   /// None for an error, which clang's diagnostics do not tie to a pass.
-  std::optional<PassId> Pass;
+  std::optional<StringRef> Pass;
   /// The candidate a refusal or a skip names.
   std::optional<unsigned> CandidateOffset;
   /// About part of a candidate: a stage of a fused block, a cudaMalloc.
@@ -140,7 +140,7 @@ private:
   std::optional<size_t> owner(const Note &N,
                               ArrayRef<AttachedPragma> Pragmas) const {
     auto SamePass = [&](const Candidate &C) {
-      return !N.Pass || passFor(C.Kind) == *N.Pass;
+      return !N.Pass || passFor(C.Kind).name() == *N.Pass;
     };
     unsigned Exact = N.CandidateOffset.value_or(N.Offset);
     for (size_t I = 0; I != Cands.size(); ++I)
@@ -196,7 +196,7 @@ private:
 /// the list also shows what --auto would do with it.
 bool anyWaitsForAuto(ArrayRef<Candidate> Cands, const PassOptions &Opts) {
   return !Opts.Auto && any_of(Cands, [&](const Candidate &C) {
-    return !C.Annotation && Opts.Enabled.contains(passFor(C.Kind));
+    return !C.Annotation && Opts.Enabled.contains(passFor(C.Kind).name());
   });
 }
 
@@ -205,11 +205,12 @@ std::string candidateVerdict(const Candidate &C, size_t I,
                              const Attribution &Rewrite,
                              const Attribution *WithAuto,
                              const PassOptions &Opts) {
-  std::string Text = "-> " + passInfo(passFor(C.Kind)).Name.str();
+  std::string Text = "-> " + passFor(C.Kind).name().str();
   if (C.Annotation)
     Text += " [#pragma cuda_rewrite " + C.Annotation->spelling() + "]";
   std::string Verdict = Rewrite.verdict(I);
-  if (WithAuto && !C.Annotation && Opts.Enabled.contains(passFor(C.Kind))) {
+  if (WithAuto && !C.Annotation &&
+      Opts.Enabled.contains(passFor(C.Kind).name())) {
     std::string Auto = WithAuto->verdict(I);
     if (!Auto.empty() && Auto != Verdict)
       Verdict += "; under --auto: " + Auto;
@@ -269,10 +270,9 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
   // What no candidate or pragma holds, such as a cudaMalloc in a parent
   // kernel whose launches are aggregated: a line of its own.
   for (const Note &N : Rewrite.unclaimed())
-    Entries.push_back(
-        {N.Offset, lineColumn(SM, N.Loc) + ": " +
-                       (N.Pass ? passInfo(*N.Pass).Name.str() : "rewrite") +
-                       ": " + N.Text});
+    Entries.push_back({N.Offset, lineColumn(SM, N.Loc) + ": " +
+                                     (N.Pass ? N.Pass->str() : "rewrite") +
+                                     ": " + N.Text});
   llvm::stable_sort(Entries, [](const ListEntry &A, const ListEntry &B) {
     return A.Offset < B.Offset;
   });

@@ -11,7 +11,7 @@
 
 #include "analysis/Candidates.h"
 #include "analysis/Pragmas.h"
-#include "rewriters/common/PassManager.h"
+#include "rewriters/PassManager.h"
 #include "rewriters/common/Remarks.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <string>

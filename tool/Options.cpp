@@ -120,11 +120,11 @@ cl::opt<std::string> Gpu("gpu",
                                   "parser (default sm_90)"),
                          cl::value_desc("sm_XX"), cl::init("sm_90"),
                          cl::cat(Category));
-cl::opt<std::string>
-    GpuSpec("gpu-spec",
-            cl::desc("GPU figures for the cost models, as written by "
-                     "cuda-rewrite-probe (overrides --gpu's built-in ones)"),
-            cl::value_desc("file.json"), cl::cat(Category));
+cl::opt<std::string> GpuSpecPath(
+    "gpu-spec",
+    cl::desc("GPU figures for the cost models, as written by "
+             "cuda-rewrite-probe (overrides --gpu's built-in ones)"),
+    cl::value_desc("file.json"), cl::cat(Category));
 cl::opt<std::string>
     CudaPath("cuda-path",
              cl::desc("CUDA toolkit root (default: $CUDA_PATH, "
@@ -191,7 +191,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.Disable = Disable;
   Opts.AggregateGranularity = AggregateGranularity;
   Opts.Gpu = Gpu;
-  Opts.GpuSpecFile = GpuSpec;
+  Opts.GpuSpecFile = GpuSpecPath;
   Opts.CudaPath = CudaPath;
   Opts.Jobs = Jobs;
   Opts.Verbose = Verbose;

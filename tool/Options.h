@@ -7,7 +7,7 @@
 #ifndef CUDA_REWRITE_TOOL_OPTIONS_H
 #define CUDA_REWRITE_TOOL_OPTIONS_H
 
-#include "rewriters/common/PassRegistry.h"
+#include "rewriters/PassManager.h"
 #include "llvm/Support/Error.h"
 #include <string>
 #include <vector>

@@ -8,7 +8,6 @@
 #include "rewriters/aggregate/ChildKernel.h"
 #include "rewriters/aggregate/DeviceMalloc.h"
 #include "rewriters/common/GeneratedCode.h"
-#include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 
 #include "clang/AST/Attr.h"
@@ -125,7 +124,7 @@ private:
   //===--------------------------------------------------------------------===//
 
   void refuse(const Candidate &C, const Twine &Reason) {
-    Context.Remark.refused(C, PassId::Aggregate, Reason);
+    Context.Remark.refused(C, AggregatePass::Name, Reason);
   }
 
   std::string text(SourceRange Range) const { return sourceText(Ctx, Range); }
@@ -677,7 +676,7 @@ private:
                  S.C->Loc))
         return false;
       RewrittenParents.insert(S.Parent->getCanonicalDecl());
-      Context.Remark.applied(S.C->Loc, PassId::Aggregate, describe(S, A));
+      Context.Remark.applied(S.C->Loc, AggregatePass::Name, describe(S, A));
     }
     return true;
   }
@@ -757,7 +756,7 @@ private:
                                                          ")"),
                  S.C->Loc))
         return false;
-      Context.Remark.applied(S.C->Loc, PassId::Aggregate, describe(S, A));
+      Context.Remark.applied(S.C->Loc, AggregatePass::Name, describe(S, A));
     }
 
     // A launch of the parent that stays in its body (one refused, say on a
@@ -999,9 +998,17 @@ private:
 
 } // namespace
 
-bool runAggregatePass(PassContext &Context, ArrayRef<const Candidate *> Sites,
-                      std::optional<Granularity> Override) {
-  return AggregateRewriter(Context, Override).run(Sites);
+AggregatePass::AggregatePass(std::optional<Granularity> Override)
+    : Pass(Name, "aggregate device-side kernel launches (KLAP)",
+           {CandidateKind::DeviceLaunch}, {DirectiveKind::Aggregate}),
+      Override(Override) {}
+
+std::string AggregatePass::whyNothingToRewrite(const AttachedPragma &P) const {
+  return pragmaTarget(P) + " makes no device-side kernel launch";
+}
+
+bool AggregatePass::rewrite(PassContext &Context, const PassWork &Work) const {
+  return AggregateRewriter(Context, Override).run(Work.Candidates);
 }
 
 } // namespace cuda_rewrite

@@ -19,26 +19,29 @@
 #ifndef CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATEPASS_H
 #define CUDA_REWRITE_REWRITERS_AGGREGATE_AGGREGATEPASS_H
 
-#include "analysis/Candidates.h"
-#include "llvm/ADT/ArrayRef.h"
+#include "rewriters/common/Pass.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 
 namespace cuda_rewrite {
-
-struct PassContext;
 
 enum class Granularity { Warp, Block, Kernel };
 
 std::optional<Granularity> parseGranularity(llvm::StringRef Name);
 llvm::StringRef granularityName(Granularity G);
 
-/// Rewrites \p Sites (device-launch candidates the pass manager let
-/// through). \p Override, if set, replaces every pragma's granularity.
-/// Returns false if an edit failed (an error was diagnosed).
-bool runAggregatePass(PassContext &Context,
-                      llvm::ArrayRef<const Candidate *> Sites,
-                      std::optional<Granularity> Override);
+/// Rewrites device-side launches. Its override (--aggregate-granularity),
+/// if set, replaces every pragma's granularity.
+class AggregatePass final : public Pass {
+public:
+  static constexpr llvm::StringLiteral Name = "aggregate";
+  explicit AggregatePass(std::optional<Granularity> Override = std::nullopt);
+  std::string whyNothingToRewrite(const AttachedPragma &P) const override;
+  bool rewrite(PassContext &Context, const PassWork &Work) const override;
+
+private:
+  std::optional<Granularity> Override;
+};
 
 } // namespace cuda_rewrite
 

@@ -1,7 +1,7 @@
 //===- DeviceMalloc.cpp - Aggregating device-side cudaMalloc --------------===//
 
 #include "rewriters/aggregate/DeviceMalloc.h"
-#include "rewriters/common/PassManager.h"
+#include "rewriters/aggregate/AggregatePass.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -110,7 +110,7 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
     SourceLocation Loc = Call->getBeginLoc();
     if (Free) {
       Context.Remark.refusedPart(
-          Loc, PassId::Aggregate,
+          Loc, AggregatePass::Name,
           "device-side cudaMalloc not aggregated: this file frees device "
           "memory (line " +
               std::to_string(SM.getExpansionLineNumber(Free->getBeginLoc())) +
@@ -121,7 +121,7 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
     const Expr *Callee = Call->getCallee()->IgnoreImpCasts();
     if (Callee->getBeginLoc().isMacroID() || Callee->getEndLoc().isMacroID()) {
       Context.Remark.refusedPart(
-          Loc, PassId::Aggregate,
+          Loc, AggregatePass::Name,
           "device-side cudaMalloc not aggregated: the call "
           "is written in a macro");
       continue;
@@ -143,7 +143,7 @@ bool aggregateDeviceMallocs(PassContext &Context, const FunctionDecl &Parent,
       return false;
     }
     Context.Remark.appliedPart(
-        Loc, PassId::Aggregate,
+        Loc, AggregatePass::Name,
         Block ? std::string("device-side cudaMalloc aggregated at block "
                             "granularity: one heap allocation per block")
               : "device-side cudaMalloc aggregated at warp granularity: one "

@@ -10,8 +10,9 @@ bool Remarks::seen(SourceLocation Loc, const llvm::Twine &Text) {
   return !Reported.emplace(Loc.getRawEncoding(), Text.str()).second;
 }
 
-bool Remarks::logged(RemarkRecord::Kind What, SourceLocation Loc, PassId Pass,
-                     const Candidate *C, const llvm::Twine &Text) {
+bool Remarks::logged(RemarkRecord::Kind What, SourceLocation Loc,
+                     llvm::StringRef Pass, const Candidate *C,
+                     const llvm::Twine &Text) {
   if (!S.Log)
     return false;
   S.Log->push_back({What, Pass, Loc,
@@ -20,14 +21,16 @@ bool Remarks::logged(RemarkRecord::Kind What, SourceLocation Loc, PassId Pass,
   return true;
 }
 
-void Remarks::remark(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
+void Remarks::remark(SourceLocation Loc, llvm::StringRef Pass,
+                     const llvm::Twine &Text) {
   if (!S.Remarks || seen(Loc, Text))
     return;
   unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Remark, "%0 [%1]");
-  Diags.Report(Loc, ID) << Text.str() << passInfo(Pass).Name;
+  Diags.Report(Loc, ID) << Text.str() << Pass;
 }
 
-void Remarks::warn(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
+void Remarks::warn(SourceLocation Loc, llvm::StringRef Pass,
+                   const llvm::Twine &Text) {
   if (seen(Loc, Text))
     return;
   // Reported at its own level rather than through clang's -Werror mapping,
@@ -38,23 +41,23 @@ void Remarks::warn(SourceLocation Loc, PassId Pass, const llvm::Twine &Text) {
   std::string Flag =
       (S.WarningsAsErrors ? "-Werror,-W" : "-W") + RefusedWarningFlag.str();
   unsigned ID = Diags.getCustomDiagID(Level, "%0 [%1] [%2]");
-  Diags.Report(Loc, ID) << Text.str() << passInfo(Pass).Name << Flag;
+  Diags.Report(Loc, ID) << Text.str() << Pass << Flag;
 }
 
-void Remarks::applied(SourceLocation Loc, PassId Pass,
+void Remarks::applied(SourceLocation Loc, llvm::StringRef Pass,
                       const llvm::Twine &Message) {
   ++Counts.Rewritten;
   if (!logged(RemarkRecord::Kind::Applied, Loc, Pass, nullptr, Message))
     remark(Loc, Pass, "rewritten: " + Message);
 }
 
-void Remarks::appliedPart(SourceLocation Loc, PassId Pass,
+void Remarks::appliedPart(SourceLocation Loc, llvm::StringRef Pass,
                           const llvm::Twine &Message) {
   if (!logged(RemarkRecord::Kind::AppliedPart, Loc, Pass, nullptr, Message))
     remark(Loc, Pass, "rewritten: " + Message);
 }
 
-void Remarks::refused(const Candidate &C, PassId Pass,
+void Remarks::refused(const Candidate &C, llvm::StringRef Pass,
                       const llvm::Twine &Reason) {
   if (!C.Annotation && !S.Auto)
     return skipped(C, Pass, Reason);
@@ -67,29 +70,29 @@ void Remarks::refused(const Candidate &C, PassId Pass,
     remark(C.Loc, Pass, "not rewritten: " + Reason);
 }
 
-void Remarks::skipped(const Candidate &C, PassId Pass,
+void Remarks::skipped(const Candidate &C, llvm::StringRef Pass,
                       const llvm::Twine &Reason) {
   if (!logged(RemarkRecord::Kind::Skipped, C.Loc, Pass, &C, Reason))
     remark(C.Loc, Pass, "not rewritten: " + Reason);
 }
 
-void Remarks::refusedPart(SourceLocation Loc, PassId Pass,
+void Remarks::refusedPart(SourceLocation Loc, llvm::StringRef Pass,
                           const llvm::Twine &Reason) {
   if (!logged(RemarkRecord::Kind::RefusedPart, Loc, Pass, nullptr, Reason))
     remark(Loc, Pass, "not rewritten: " + Reason);
 }
 
-void Remarks::badClause(SourceLocation ClauseLoc, PassId Pass,
+void Remarks::badClause(SourceLocation ClauseLoc, llvm::StringRef Pass,
                         const llvm::Twine &Why) {
   ++Counts.Refused;
   if (logged(RemarkRecord::Kind::BadClause, ClauseLoc, Pass, nullptr, Why))
     return;
   unsigned ID = Diags.getCustomDiagID(DiagnosticsEngine::Error,
                                       "clause cannot apply here: %0 [%1]");
-  Diags.Report(ClauseLoc, ID) << Why.str() << passInfo(Pass).Name;
+  Diags.Report(ClauseLoc, ID) << Why.str() << Pass;
 }
 
-void Remarks::unusedPragma(SourceLocation Loc, PassId Pass,
+void Remarks::unusedPragma(SourceLocation Loc, llvm::StringRef Pass,
                            const llvm::Twine &Reason) {
   ++Counts.Refused;
   if (!logged(RemarkRecord::Kind::UnusedPragma, Loc, Pass, nullptr, Reason))

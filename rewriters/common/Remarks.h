@@ -12,7 +12,6 @@
 #define CUDA_REWRITE_REWRITERS_COMMON_REMARKS_H
 
 #include "analysis/Candidates.h"
-#include "rewriters/common/PassRegistry.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/Twine.h"
 #include <optional>
@@ -48,7 +47,8 @@ struct RemarkRecord {
     UnusedPragma
   };
   Kind What;
-  PassId Pass;
+  /// The pass's name (Pass::name(), a literal that outlives the record).
+  llvm::StringRef Pass;
   clang::SourceLocation Loc;
   /// The candidate's offset, for the kinds given one (refused, skipped).
   std::optional<unsigned> CandidateOffset;
@@ -70,39 +70,44 @@ public:
   Remarks(clang::DiagnosticsEngine &Diags, Settings S) : Diags(Diags), S(S) {}
 
   /// A candidate that was rewritten: what, with which parameters and why.
-  void applied(clang::SourceLocation Loc, PassId Pass,
+  void applied(clang::SourceLocation Loc, llvm::StringRef Pass,
                const llvm::Twine &Message);
   /// Part of a rewritten candidate rewritten too (a cudaMalloc inside an
   /// aggregated parent): a remark, not counted as a candidate.
-  void appliedPart(clang::SourceLocation Loc, PassId Pass,
+  void appliedPart(clang::SourceLocation Loc, llvm::StringRef Pass,
                    const llvm::Twine &Message);
   /// Candidate \p C left unchanged by \p Pass, and the reason: a warning
   /// where the user annotated it, else a remark.
-  void refused(const Candidate &C, PassId Pass, const llvm::Twine &Reason);
+  void refused(const Candidate &C, llvm::StringRef Pass,
+               const llvm::Twine &Reason);
   /// Like refused(), for a candidate its pass never saw (disabled by
   /// --only/--disable, or not annotated without --auto): a remark only.
-  void skipped(const Candidate &C, PassId Pass, const llvm::Twine &Reason);
+  void skipped(const Candidate &C, llvm::StringRef Pass,
+               const llvm::Twine &Reason);
   /// Part of a candidate left unchanged (a stage of a fused block, a
   /// cudaMalloc): a remark.
-  void refusedPart(clang::SourceLocation Loc, PassId Pass,
+  void refusedPart(clang::SourceLocation Loc, llvm::StringRef Pass,
                    const llvm::Twine &Reason);
   /// A clause its candidate cannot take (`z(shared)` on a 2D stencil): an
   /// error at the clause, since the annotation asks for the impossible.
-  void badClause(clang::SourceLocation ClauseLoc, PassId Pass,
+  void badClause(clang::SourceLocation ClauseLoc, llvm::StringRef Pass,
                  const llvm::Twine &Why);
   /// A pragma whose target holds nothing its pass rewrites: a warning.
-  void unusedPragma(clang::SourceLocation Loc, PassId Pass,
+  void unusedPragma(clang::SourceLocation Loc, llvm::StringRef Pass,
                     const llvm::Twine &Reason);
 
   const RewriteCounts &counts() const { return Counts; }
 
 private:
-  void remark(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
-  void warn(clang::SourceLocation Loc, PassId Pass, const llvm::Twine &Text);
+  void remark(clang::SourceLocation Loc, llvm::StringRef Pass,
+              const llvm::Twine &Text);
+  void warn(clang::SourceLocation Loc, llvm::StringRef Pass,
+            const llvm::Twine &Text);
   /// Records the call in the settings' log, if any; true if it did, and
   /// then nothing is printed.
-  bool logged(RemarkRecord::Kind What, clang::SourceLocation Loc, PassId Pass,
-              const Candidate *C, const llvm::Twine &Text);
+  bool logged(RemarkRecord::Kind What, clang::SourceLocation Loc,
+              llvm::StringRef Pass, const Candidate *C,
+              const llvm::Twine &Text);
 
   /// Whether \p Text at \p Loc was reported already (a candidate several
   /// steps of a pass refuse is reported once).

@@ -3,7 +3,6 @@
 #include "rewriters/fuse/FusePass.h"
 #include "analysis/StageGraph.h"
 #include "rewriters/common/GeneratedCode.h"
-#include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/FuseClauses.h"
 #include "rewriters/fuse/FuseCodeGen.h"
@@ -57,7 +56,7 @@ public:
       return refuse(C, Why);
     for (const UnfusedStage &U : Plan.Unfused)
       Context.Remark.refusedPart(Graph.Stages[U.Index].Launch->getBeginLoc(),
-                                 PassId::Fuse,
+                                 FusePass::Name,
                                  "stage '" + kernelName(Graph, U.Index) +
                                      "' stays a launch of its "
                                      "own: " +
@@ -96,7 +95,7 @@ public:
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C, PassId::Fuse, Why);
+    Context.Remark.refused(C, FusePass::Name, Why);
     return true;
   }
 
@@ -266,7 +265,7 @@ private:
       logCost(Where, Name, *Model);
 
     Context.Remark.applied(
-        First, PassId::Fuse,
+        First, FusePass::Name,
         llvm::formatv("{0} stages ({1}) run as {2}::kernel: warp tile {3} x "
                       "{4}, {5} warps per block, {6} bytes of shared memory "
                       "per block; on chip: {7}{9}; {8}",
@@ -421,8 +420,18 @@ private:
 
 } // namespace
 
-bool runFusePass(PassContext &Context,
-                 llvm::ArrayRef<const Candidate *> Blocks) {
+FusePass::FusePass()
+    : Pass(Name,
+           "fuse image-processing stage chains into overlapped tiles "
+           "(PolyMage-GPU)",
+           {CandidateKind::StageChain}, {DirectiveKind::Fuse}) {}
+
+std::string FusePass::whyNothingToRewrite(const AttachedPragma &) const {
+  return "the block launches no chain of kernels that feed each other";
+}
+
+bool FusePass::rewrite(PassContext &Context, const PassWork &Work) const {
+  llvm::ArrayRef<const Candidate *> Blocks = Work.Candidates;
   // Under --auto, a block holding several chains is a candidate once per
   // chain, but a plan covers the whole block: rewrite each block once
   // (difftest: test/regress/fuse/auto-two-chains.cu).

@@ -11,17 +11,18 @@
 #ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSEPASS_H
 #define CUDA_REWRITE_REWRITERS_FUSE_FUSEPASS_H
 
-#include "analysis/Candidates.h"
-#include "llvm/ADT/ArrayRef.h"
+#include "rewriters/common/Pass.h"
 
 namespace cuda_rewrite {
 
-struct PassContext;
-
-/// Rewrites \p Blocks (stage-chain candidates the pass manager let
-/// through). Returns false if an edit failed (an error was diagnosed).
-bool runFusePass(PassContext &Context,
-                 llvm::ArrayRef<const Candidate *> Blocks);
+/// Fuses blocks of host launches that feed each other.
+class FusePass final : public Pass {
+public:
+  static constexpr llvm::StringLiteral Name = "fuse";
+  FusePass();
+  std::string whyNothingToRewrite(const AttachedPragma &P) const override;
+  bool rewrite(PassContext &Context, const PassWork &Work) const override;
+};
 
 } // namespace cuda_rewrite
 

@@ -2,7 +2,6 @@
 
 #include "rewriters/pipeline/PipelinePass.h"
 #include "rewriters/common/GeneratedCode.h"
-#include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/pipeline/PipelineCodeGen.h"
 #include "rewriters/pipeline/PipelinePlan.h"
@@ -31,7 +30,7 @@ public:
   bool rewrite(const Candidate &C) {
     PipelinePlanResult Planned = planPipeline(C, GroupSizes, Ctx);
     if (!Planned.Plan) {
-      Context.Remark.refused(C, PassId::Pipeline,
+      Context.Remark.refused(C, PipelinePass::Name,
                              "cannot run the pipeline from queues: " +
                                  Planned.Refusal);
       return true;
@@ -49,7 +48,7 @@ public:
     for (unsigned I = 0; I != Plan.Stages.size(); ++I)
       StageUse[Plan.Stages[I].Function->getCanonicalDecl()].push_back(
           llvm::formatv("stage {0} of pipeline '{1}'", I, Plan.name()));
-    Context.Remark.applied(C.Loc, PassId::Pipeline, summary(Plan));
+    Context.Remark.applied(C.Loc, PipelinePass::Name, summary(Plan));
     return true;
   }
 
@@ -58,13 +57,13 @@ public:
     for (const Candidate *C : Stages) {
       auto It = StageUse.find(C->Function->getCanonicalDecl());
       if (It == StageUse.end())
-        Context.Remark.refused(*C, PassId::Pipeline,
+        Context.Remark.refused(*C, PipelinePass::Name,
                                "stage '" + C->Function->getNameAsString() +
                                    "' is in no pipeline that was rewritten "
                                    "(none reaches it, or its pipeline was "
                                    "refused)");
       else
-        Context.Remark.applied(C->Loc, PassId::Pipeline,
+        Context.Remark.applied(C->Loc, PipelinePass::Name,
                                "'" + C->Function->getNameAsString() +
                                    "' runs from a queue as " +
                                    llvm::join(It->second, " and as "));
@@ -128,10 +127,15 @@ private:
 
 } // namespace
 
-bool runPipelinePass(PassContext &Context, ArrayRef<const Candidate *> Entries,
-                     ArrayRef<const Candidate *> Stages) {
-  if (Entries.empty() && Stages.empty())
-    return true;
+PipelinePass::PipelinePass()
+    : Pass(Name, "run stage pipelines under an execution model (VersaPipe)",
+           {CandidateKind::PipelineStage, CandidateKind::PipelineEntry},
+           {DirectiveKind::Stage, DirectiveKind::Pipeline}) {}
+
+bool PipelinePass::rewrite(PassContext &Context, const PassWork &Work) const {
+  std::vector<const Candidate *> Entries, Stages;
+  for (const Candidate *C : Work.Candidates)
+    (C->Kind == CandidateKind::PipelineEntry ? Entries : Stages).push_back(C);
   PipelineRewriter R(Context, Stages);
   for (const Candidate *C : Entries)
     if (!R.rewrite(*C))

@@ -11,19 +11,19 @@
 #ifndef CUDA_REWRITE_REWRITERS_PIPELINE_PIPELINEPASS_H
 #define CUDA_REWRITE_REWRITERS_PIPELINE_PIPELINEPASS_H
 
-#include "analysis/Candidates.h"
-#include "llvm/ADT/ArrayRef.h"
+#include "rewriters/common/Pass.h"
 
 namespace cuda_rewrite {
 
-struct PassContext;
-
-/// Rewrites the pipeline launches in \p Entries; \p Stages are the file's
-/// stage functions the pass manager let through (one that is not runs as a
-/// plain call). Returns false if an edit failed (an error was diagnosed).
-bool runPipelinePass(PassContext &Context,
-                     llvm::ArrayRef<const Candidate *> Entries,
-                     llvm::ArrayRef<const Candidate *> Stages);
+/// Rewrites the pipeline launches among its candidates; their stage
+/// functions are candidates too (one the pass manager does not let through
+/// runs as a plain call).
+class PipelinePass final : public Pass {
+public:
+  static constexpr llvm::StringLiteral Name = "pipeline";
+  PipelinePass();
+  bool rewrite(PassContext &Context, const PassWork &Work) const override;
+};
 
 } // namespace cuda_rewrite
 

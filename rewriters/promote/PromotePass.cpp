@@ -3,7 +3,6 @@
 #include "rewriters/promote/PromotePass.h"
 #include "analysis/LaunchSites.h"
 #include "rewriters/common/GeneratedCode.h"
-#include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/promote/PromoteCodeGen.h"
 #include "rewriters/promote/PromotePlan.h"
@@ -54,13 +53,13 @@ public:
     for (const CUDAKernelCallExpr *Call : Plan.HostLaunches)
       if (!rewriteHostLaunch(Call, Plan))
         return false;
-    Context.Remark.applied(C.Loc, PassId::Promote, summary(Plan));
+    Context.Remark.applied(C.Loc, PromotePass::Name, summary(Plan));
     return true;
   }
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C, PassId::Promote, Why);
+    Context.Remark.refused(C, PromotePass::Name, Why);
     return true;
   }
 
@@ -132,9 +131,17 @@ private:
 
 } // namespace
 
-bool runPromotePass(PassContext &Context,
-                    llvm::ArrayRef<const Candidate *> Kernels) {
-  return rewriteEach<PromoteRewriter>(Context, Kernels);
+PromotePass::PromotePass()
+    : Pass(Name, "promote recursive device-side launches (KLAP)",
+           {CandidateKind::RecursiveKernel}, {DirectiveKind::Promote}) {}
+
+std::string PromotePass::whyNothingToRewrite(const AttachedPragma &P) const {
+  return pragmaTarget(P) +
+         " does not launch itself (promotion rewrites recursive kernels)";
+}
+
+bool PromotePass::rewrite(PassContext &Context, const PassWork &Work) const {
+  return rewriteEach<PromoteRewriter>(Context, Work.Candidates);
 }
 
 } // namespace cuda_rewrite

@@ -11,17 +11,18 @@
 #ifndef CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPASS_H
 #define CUDA_REWRITE_REWRITERS_PROMOTE_PROMOTEPASS_H
 
-#include "analysis/Candidates.h"
-#include "llvm/ADT/ArrayRef.h"
+#include "rewriters/common/Pass.h"
 
 namespace cuda_rewrite {
 
-struct PassContext;
-
-/// Rewrites \p Kernels (recursive-kernel candidates the pass manager let
-/// through). Returns false if an edit failed (an error was diagnosed).
-bool runPromotePass(PassContext &Context,
-                    llvm::ArrayRef<const Candidate *> Kernels);
+/// Rewrites recursive kernels into promoted chains.
+class PromotePass final : public Pass {
+public:
+  static constexpr llvm::StringLiteral Name = "promote";
+  PromotePass();
+  std::string whyNothingToRewrite(const AttachedPragma &P) const override;
+  bool rewrite(PassContext &Context, const PassWork &Work) const override;
+};
 
 } // namespace cuda_rewrite
 

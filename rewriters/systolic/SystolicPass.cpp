@@ -6,7 +6,6 @@
 #include "analysis/StencilAccess.h"
 #include "analysis/SystolicModel.h"
 #include "rewriters/common/GeneratedCode.h"
-#include "rewriters/common/PassManager.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/systolic/SystolicCodeGen.h"
 #include "rewriters/systolic/SystolicPlan.h"
@@ -78,7 +77,7 @@ public:
       if (!rewriteLaunch(*S, Plan))
         return false;
     Context.Remark.applied(
-        C.Loc, PassId::Systolic,
+        C.Loc, SystolicPass::Name,
         llvm::formatv(
             "'{0}' runs as {1} ({2}; {3} launch{4} rewritten{6}): "
             "{5}",
@@ -97,7 +96,7 @@ public:
 
 private:
   bool refuse(const Candidate &C, const std::string &Why) {
-    Context.Remark.refused(C, PassId::Systolic, Why);
+    Context.Remark.refused(C, SystolicPass::Name, Why);
     return true;
   }
 
@@ -108,7 +107,7 @@ private:
       if (llvm::StringRef(Why).starts_with(Each.Name + "("))
         Clause = &Each;
     Context.Remark.badClause(Clause ? Clause->Loc : C.Annotation->HashLoc,
-                             PassId::Systolic, Why);
+                             SystolicPass::Name, Why);
     return true;
   }
 
@@ -306,11 +305,13 @@ private:
 
 } // namespace
 
-bool runSystolicPass(PassContext &Context,
-                     llvm::ArrayRef<const Candidate *> Kernels,
-                     llvm::ArrayRef<const Candidate *> FuseBlocks) {
-  SystolicRewriter R(Context, FuseBlocks);
-  for (const Candidate *C : Kernels)
+SystolicPass::SystolicPass()
+    : Pass(Name, "stencils and convolutions as software systolic arrays (SSAM)",
+           {CandidateKind::Stencil}, {DirectiveKind::Systolic}) {}
+
+bool SystolicPass::rewrite(PassContext &Context, const PassWork &Work) const {
+  SystolicRewriter R(Context, Work.LeftToOthers);
+  for (const Candidate *C : Work.Candidates)
     if (!R.rewrite(*C))
       return false;
   return true;

@@ -11,19 +11,18 @@
 #ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPASS_H
 #define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPASS_H
 
-#include "analysis/Candidates.h"
-#include "llvm/ADT/ArrayRef.h"
+#include "rewriters/common/Pass.h"
 
 namespace cuda_rewrite {
 
-struct PassContext;
-
-/// Rewrites \p Kernels (stencil candidates the pass manager let through),
-/// leaving their launches inside \p FuseBlocks to the fuse pass. Returns
-/// false if an edit failed (an error was diagnosed).
-bool runSystolicPass(PassContext &Context,
-                     llvm::ArrayRef<const Candidate *> Kernels,
-                     llvm::ArrayRef<const Candidate *> FuseBlocks);
+/// Rewrites stencil kernels, leaving their launches inside the fuse
+/// pass's blocks (the work's LeftToOthers) to that pass.
+class SystolicPass final : public Pass {
+public:
+  static constexpr llvm::StringLiteral Name = "systolic";
+  SystolicPass();
+  bool rewrite(PassContext &Context, const PassWork &Work) const override;
+};
 
 } // namespace cuda_rewrite
 

@@ -1,0 +1,72 @@
+//===- PassManagerTest.cpp - The pass list and who owns what
+//---------------===//
+
+#include "rewriters/PassManager.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "gtest/gtest.h"
+
+using namespace cuda_rewrite;
+
+namespace {
+
+const CandidateKind AllKinds[] = {
+    CandidateKind::DeviceLaunch,  CandidateKind::RecursiveKernel,
+    CandidateKind::Stencil,       CandidateKind::StageChain,
+    CandidateKind::PipelineStage, CandidateKind::PipelineEntry};
+
+// The pass manager hands a candidate to the one pass that takes its kind: a
+// kind no pass or two passes took would be dropped or rewritten twice.
+TEST(PassManager, EveryCandidateKindHasExactlyOnePass) {
+  for (CandidateKind Kind : AllKinds) {
+    unsigned Takers = 0;
+    for (const std::unique_ptr<Pass> &P : registeredPasses())
+      Takers += P->takes(Kind);
+    EXPECT_EQ(Takers, 1u) << candidateKindName(Kind).str();
+  }
+  EXPECT_EQ(passFor(CandidateKind::Stencil).name(), "systolic");
+  EXPECT_EQ(passFor(CandidateKind::PipelineEntry).name(), "pipeline");
+}
+
+TEST(PassManager, DirectivesBelongToOnePassExceptMarkers) {
+  EXPECT_EQ(passForDirective(DirectiveKind::Promote)->name(), "promote");
+  EXPECT_EQ(passForDirective(DirectiveKind::Stage)->name(), "pipeline");
+  EXPECT_EQ(passForDirective(DirectiveKind::Pipeline)->name(), "pipeline");
+  // overlap_boundary marks a statement inside a promoted kernel: it
+  // annotates no candidate, so no pass warns that it is unused.
+  EXPECT_EQ(passForDirective(DirectiveKind::OverlapBoundary), nullptr);
+}
+
+TEST(PassManager, PassesRunInTheDocumentedOrderWithUniqueNames) {
+  std::vector<std::string> Names;
+  llvm::StringSet<> Seen;
+  for (const std::unique_ptr<Pass> &P : createPasses(PassOptions())) {
+    Names.push_back(P->name().str());
+    EXPECT_TRUE(Seen.insert(P->name()).second) << P->name().str();
+    EXPECT_FALSE(P->summary().empty());
+  }
+  EXPECT_EQ(Names, (std::vector<std::string>{"aggregate", "promote", "systolic",
+                                             "fuse", "pipeline"}));
+}
+
+TEST(PassManager, SharingNamesRegisteredPasses) {
+  for (const PassSharing &Share : passSharing()) {
+    EXPECT_TRUE(PassSet::all().contains(Share.Leaves));
+    EXPECT_TRUE(PassSet::all().contains(Share.To));
+  }
+}
+
+TEST(PassManager, PassListsAreCheckedAgainstTheRegisteredNames) {
+  llvm::Expected<PassSet> Some = enabledPasses("systolic,fuse", "fuse");
+  ASSERT_TRUE(static_cast<bool>(Some));
+  EXPECT_TRUE(Some->contains("systolic"));
+  EXPECT_FALSE(Some->contains("fuse"));
+  EXPECT_FALSE(Some->contains("aggregate"));
+  llvm::Expected<PassSet> Bad = parsePassList("systolic,stencil");
+  ASSERT_FALSE(static_cast<bool>(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError()),
+            "unknown pass 'stencil'; valid passes: aggregate, promote, "
+            "systolic, fuse, pipeline");
+}
+
+} // namespace
