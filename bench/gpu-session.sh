@@ -9,7 +9,8 @@
 #
 # Logs and results go to OUT (default $OUT); 6 files (7 if the probe failed
 # and run.py probed again), within the 8 that come back. Extra arguments go
-# to bench/run.py, e.g. `aggregate --run-args=--reps=50` or `--strict`.
+# to bench/run.py, e.g. `aggregate --run-args=--reps=50`, `--strict` or
+# `--part 2/4` (one of four calls: bench/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:?give an output directory}}

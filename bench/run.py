@@ -597,6 +597,15 @@ def notes(rows):
                      f"{r['note']}" for r in rows if r["note"])
 
 
+def part_spec(text):
+    """"K/N" with 1 <= K <= N, as (K, N)."""
+    m = re.fullmatch(r"(\d+)/(\d+)", text)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not K/N with 1 <= K <= N")
+    return int(m.group(1)), int(m.group(2))
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         description="Build, run and compare every sample on the GPU.")
@@ -634,6 +643,15 @@ def parse_args(argv):
     p.add_argument("--strict", action="store_true",
                    help="a REFUSED, MISSING or SKIPPED variant fails the "
                    "run too")
+    p.add_argument("--part", type=part_spec, metavar="K/N",
+                   help="only the K-th of N parts of the configurations "
+                   "(every N-th, from the K-th: each part takes its share "
+                   "of every pass), so that a bench too long for one "
+                   "device call runs in N calls; compare.py takes their "
+                   "results.json files together")
+    p.add_argument("--list", action="store_true",
+                   help="print the configurations this run would bench, "
+                   "one a line, and exit")
     # Before --strict, MISSING failed unless this was given; now the default.
     p.add_argument("--allow-missing", action="store_true",
                    help=argparse.SUPPRESS)
@@ -645,17 +663,9 @@ def main(argv):
     for d in ("rewritten_dir", "build_dir", "log_dir", "gpu_spec"):
         if getattr(args, d) is not None:
             setattr(args, d, getattr(args, d).resolve())
-    args.build_dir.mkdir(parents=True, exist_ok=True)
-    args.log_dir.mkdir(parents=True, exist_ok=True)
-    log = Log(args.log_dir / "bench.log")
-    nvcc = find_nvcc(args.nvcc)
     command = shlex.join(["python3", "bench/run.py", *argv])
-
     stage_path = args.rewritten_dir / "stage.log"
     stage_text, verdicts, stagings = read_stage_log(stage_path)
-    # In bench.log rather than a file of its own: few files come back.
-    log.text(f"stage.log ({stage_path})",
-             stage_text or "(none: nothing staged by bench/stage.sh)\n")
 
     try:
         samples = discover_samples(args.samples)
@@ -667,11 +677,26 @@ def main(argv):
         samples = [s for s in samples if s in staged or any(
             staged_source(args.rewritten_dir, v, s).is_file()
             for v in rewritten_variants(split_config(s)[0]))]
+    if args.part:
+        k, n = args.part
+        samples = samples[k - 1::n]
     if not samples:
         print("run.py: no sample matches" +
               (f" among those staged in {args.rewritten_dir}"
-               if args.staged else ""), file=sys.stderr)
+               if args.staged else "") +
+              (" in this part" if args.part else ""), file=sys.stderr)
         return 2
+    if args.list:
+        print("\n".join(samples))
+        return 0
+
+    args.build_dir.mkdir(parents=True, exist_ok=True)
+    args.log_dir.mkdir(parents=True, exist_ok=True)
+    log = Log(args.log_dir / "bench.log")
+    nvcc = find_nvcc(args.nvcc)
+    # In bench.log rather than a file of its own: few files come back.
+    log.text(f"stage.log ({stage_path})",
+             stage_text or "(none: nothing staged by bench/stage.sh)\n")
 
     spec = args.gpu_spec or probe(args, nvcc, log)
     copy_gbps, gpu = None, "unknown GPU"

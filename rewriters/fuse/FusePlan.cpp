@@ -1477,23 +1477,4 @@ FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx, std::string &Why,
   return Planner(Graph, Ctx, GroupCost).run();
 }
 
-std::string describeFusePlan(const StageGraph &Graph, const FusePlan &Plan) {
-  auto Name = [&](unsigned I) {
-    const FunctionDecl *K = Graph.Stages[I].Launch->getDirectCallee();
-    return K ? K->getNameAsString() : std::string("?");
-  };
-  std::vector<std::string> Groups, Separate;
-  for (const FuseGroup &G : Plan.Groups)
-    Groups.push_back(Name(G.Stages.front().Index) + ".." +
-                     Name(G.Stages.back().Index) + " (" +
-                     std::to_string(G.Stages.size()) + " stages)");
-  for (const UnfusedStage &U : Plan.Unfused)
-    Separate.push_back("'" + Name(U.Index) + "' (" + U.Why + ")");
-  std::string Text =
-      "fused: " + (Groups.empty() ? "none" : llvm::join(Groups, ", "));
-  if (!Separate.empty())
-    Text += "; separate: " + llvm::join(Separate, "; ");
-  return Text;
-}
-
 } // namespace cuda_rewrite

@@ -219,9 +219,6 @@ FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
 /// again: only such expressions may be shared that way.
 bool evaluatesOnlyItsValue(const clang::Stmt *E);
 
-/// For --list: "fused: blurX..blurY (2 stages); separate: 'gather' (why)".
-std::string describeFusePlan(const StageGraph &Graph, const FusePlan &Plan);
-
 } // namespace cuda_rewrite
 
 #endif
