@@ -1,8 +1,9 @@
 //===- Candidates.h - Everything a pass could rewrite -----------*- C++ -*-===//
 //
 // One list per file of the patterns docs/design.md section 1 names, each
-// with the pragma (if any) that asks for its rewrite. --list
-// prints this list; the passes take their work from it.
+// with the pragma (if any) that asks for its rewrite. Each pass finds its
+// own (Pass::findCandidates, rewriters/PassManager's collectCandidates);
+// --list prints the list; the passes take their work from it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_CANDIDATES_H
@@ -51,10 +52,42 @@ struct Candidate {
   const clang::Stmt *Statement = nullptr;
 };
 
-/// All candidates of the main file, sorted by offset then kind.
-std::vector<Candidate> collectCandidates(clang::ASTContext &Ctx,
-                                         llvm::ArrayRef<AttachedPragma> Pragmas,
-                                         const CudaArchRegions &ArchRegions);
+/// What the passes find their candidates with (Pass::findCandidates): the
+/// file, its pragmas and launches, and the list they add to.
+class CandidateFinder {
+public:
+  CandidateFinder(clang::ASTContext &Ctx,
+                  llvm::ArrayRef<AttachedPragma> Pragmas,
+                  const CudaArchRegions &ArchRegions);
+
+  clang::ASTContext &context() const { return Ctx; }
+  llvm::ArrayRef<AttachedPragma> pragmas() const { return Pragmas; }
+  /// Every launch in the main file (found once, for all passes).
+  llvm::ArrayRef<LaunchSite> launches() const { return Launches; }
+  /// The kernels with a body written in the main file.
+  std::vector<const clang::FunctionDecl *> mainFileKernels() const;
+
+  /// A new candidate of \p Kind at \p Loc (its expansion), flagged where it
+  /// lies under a __CUDA_ARCH__ conditional.
+  Candidate &add(CandidateKind Kind, clang::SourceLocation Loc);
+  /// The pragma of kind \p Kind whose target is \p F, or whose target
+  /// statement contains \p S.
+  const PragmaDirective *annotation(DirectiveKind Kind, const clang::Decl *F,
+                                    const clang::Stmt *S = nullptr) const;
+
+  /// The candidates added, sorted by offset then kind.
+  std::vector<Candidate> take();
+
+private:
+  bool contains(const clang::Stmt *Outer, const clang::Stmt *Inner) const;
+
+  clang::ASTContext &Ctx;
+  const clang::SourceManager &SM;
+  llvm::ArrayRef<AttachedPragma> Pragmas;
+  const CudaArchRegions &ArchRegions;
+  std::vector<LaunchSite> Launches;
+  std::vector<Candidate> Result;
+};
 
 /// Whether the main file has any CUDA of its own: a __global__ or
 /// __device__ function, a __device__/__constant__/__shared__ variable, or a

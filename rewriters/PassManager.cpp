@@ -84,6 +84,15 @@ const Pass *passForDirective(DirectiveKind Kind) {
   return nullptr;
 }
 
+std::vector<Candidate> collectCandidates(clang::ASTContext &Ctx,
+                                         ArrayRef<AttachedPragma> Pragmas,
+                                         const CudaArchRegions &ArchRegions) {
+  CandidateFinder Find(Ctx, Pragmas, ArchRegions);
+  for (const std::unique_ptr<Pass> &P : registeredPasses())
+    P->findCandidates(Find);
+  return Find.take();
+}
+
 std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
   std::string Name = passFor(C.Kind).name().str();
   if (!Opts.Enabled.contains(Name))

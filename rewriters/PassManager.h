@@ -70,6 +70,12 @@ const Pass &passFor(CandidateKind Kind);
 /// marks a statement inside a promoted kernel.
 const Pass *passForDirective(DirectiveKind Kind);
 
+/// All candidates of the main file, each pass's own (in the order of
+/// createPasses), sorted by offset then kind.
+std::vector<Candidate> collectCandidates(clang::ASTContext &Ctx,
+                                         llvm::ArrayRef<AttachedPragma> Pragmas,
+                                         const CudaArchRegions &ArchRegions);
+
 /// Why \p C is not handed to its pass, or an empty string if it is.
 std::string reasonToSkip(const Candidate &C, const PassOptions &Opts);
 

@@ -37,6 +37,7 @@ public:
   static constexpr llvm::StringLiteral Name = "aggregate";
   explicit AggregatePass(std::optional<Granularity> Override = std::nullopt);
   std::string whyNothingToRewrite(const AttachedPragma &P) const override;
+  void findCandidates(CandidateFinder &Find) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;
 
 private:

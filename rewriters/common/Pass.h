@@ -1,7 +1,8 @@
 //===- Pass.h - What a rewriting pass is ------------------------*- C++ -*-===//
 //
 // A pass is one class in its own folder: its name, the candidates and
-// pragma directives it owns, and `rewrite`, which edits the file through a
+// pragma directives it owns, `findCandidates`, which lists the file's
+// candidates of its kinds, and `rewrite`, which edits the file through a
 // PassContext and says what it did in remarks. rewriters/Passes.cpp lists
 // the passes (one line each) and states how they share candidates;
 // rewriters/PassManager hands each pass its own.
@@ -62,6 +63,10 @@ public:
   llvm::ArrayRef<DirectiveKind> directives() const { return Directives; }
   bool takes(CandidateKind Kind) const;
   bool answers(DirectiveKind Kind) const;
+
+  /// Adds the file's candidates of this pass to \p Find (the kinds
+  /// candidateKinds() names), each with the pragma that annotates it.
+  virtual void findCandidates(CandidateFinder &Find) const = 0;
 
   /// Why pragma \p P, which annotates no candidate of this pass, has
   /// nothing to rewrite (the unused-pragma warning's text).

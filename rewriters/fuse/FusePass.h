@@ -21,6 +21,7 @@ public:
   static constexpr llvm::StringLiteral Name = "fuse";
   FusePass();
   std::string whyNothingToRewrite(const AttachedPragma &P) const override;
+  void findCandidates(CandidateFinder &Find) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;
 };
 

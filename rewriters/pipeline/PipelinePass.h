@@ -22,6 +22,7 @@ class PipelinePass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "pipeline";
   PipelinePass();
+  void findCandidates(CandidateFinder &Find) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;
 };
 

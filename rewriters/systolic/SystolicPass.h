@@ -21,6 +21,7 @@ class SystolicPass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "systolic";
   SystolicPass();
+  void findCandidates(CandidateFinder &Find) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;
 };
 

@@ -12,6 +12,7 @@
 #include "analysis/Candidates.h"
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
+#include "rewriters/PassManager.h"
 #include "test/unit/CudaTestParse.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"

@@ -1,0 +1,27 @@
+//===- PromoteCandidates.cpp - Kernels that launch themselves ------------===//
+
+#include "rewriters/promote/PromotePass.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+void PromotePass::findCandidates(CandidateFinder &Find) const {
+  SmallPtrSet<const FunctionDecl *, 8> Seen;
+  for (const LaunchSite &L : Find.launches()) {
+    if (!L.FromDevice || !L.Callee || !L.Enclosing ||
+        L.Callee->getCanonicalDecl() != L.Enclosing->getCanonicalDecl() ||
+        !Seen.insert(L.Enclosing).second)
+      continue;
+    Candidate &C =
+        Find.add(CandidateKind::RecursiveKernel, L.Enclosing->getLocation());
+    C.Description =
+        "kernel '" + L.Enclosing->getNameAsString() + "' launches itself";
+    C.Function = L.Enclosing;
+    C.Annotation = Find.annotation(DirectiveKind::Promote, L.Enclosing);
+  }
+}
+
+} // namespace cuda_rewrite

@@ -1,0 +1,35 @@
+//===- SystolicCandidates.cpp - Kernels with a stencil shape -------------===//
+
+#include "analysis/StencilAccess.h"
+#include "rewriters/systolic/SystolicPass.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_rewrite {
+
+// Kernels with a stencil shape (a point-wise map, radius 0, is none); an
+// annotated kernel without one is listed too, with the reason, since the
+// user asked for its rewrite.
+void SystolicPass::findCandidates(CandidateFinder &Find) const {
+  for (const FunctionDecl *Kernel : Find.mainFileKernels()) {
+    StencilResult Analysis = analyzeStencil(*Kernel);
+    if (Analysis && Analysis.Shape->radius() == 0) {
+      Analysis.Shape.reset();
+      Analysis.Refusal = "every read is at offset 0: a point-wise map, "
+                         "not a stencil";
+    }
+    const PragmaDirective *Pragma =
+        Find.annotation(DirectiveKind::Systolic, Kernel);
+    if (!Analysis && !Pragma)
+      continue;
+    Candidate &C = Find.add(CandidateKind::Stencil, Kernel->getLocation());
+    C.Function = Kernel;
+    C.Annotation = Pragma;
+    C.Description = "kernel '" + Kernel->getNameAsString() + "': " +
+                    (Analysis ? describeOffsets(*Analysis.Shape)
+                              : "no stencil shape: " + Analysis.Refusal);
+  }
+}
+
+} // namespace cuda_rewrite
