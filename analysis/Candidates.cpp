@@ -11,33 +11,15 @@ using namespace llvm;
 
 namespace cuda_rewrite {
 
-StringRef candidateKindName(CandidateKind Kind) {
-  switch (Kind) {
-  case CandidateKind::DeviceLaunch:
-    return "device-launch";
-  case CandidateKind::RecursiveKernel:
-    return "recursive-kernel";
-  case CandidateKind::Stencil:
-    return "stencil";
-  case CandidateKind::StageChain:
-    return "stage-chain";
-  case CandidateKind::PipelineStage:
-    return "pipeline-stage";
-  case CandidateKind::PipelineEntry:
-    return "pipeline-entry";
-  }
-  llvm_unreachable("all kinds handled");
-}
-
 CandidateFinder::CandidateFinder(ASTContext &Ctx,
                                  ArrayRef<AttachedPragma> Pragmas,
                                  const CudaArchRegions &ArchRegions)
     : Ctx(Ctx), SM(Ctx.getSourceManager()), Pragmas(Pragmas),
       ArchRegions(ArchRegions), Launches(findLaunchSites(Ctx)) {}
 
-Candidate &CandidateFinder::add(CandidateKind Kind, SourceLocation Loc) {
+Candidate &CandidateFinder::add(const CandidateKind &Kind, SourceLocation Loc) {
   Candidate C;
-  C.Kind = Kind;
+  C.Kind = &Kind;
   C.Loc = SM.getExpansionLoc(Loc);
   C.Offset = SM.getFileOffset(C.Loc);
   C.UnderCudaArch = ArchRegions.contains(C.Offset);
@@ -47,11 +29,11 @@ Candidate &CandidateFinder::add(CandidateKind Kind, SourceLocation Loc) {
   return Result.back();
 }
 
-const PragmaDirective *CandidateFinder::annotation(DirectiveKind Kind,
-                                                   const Decl *F,
-                                                   const Stmt *S) const {
+const PragmaDirective *
+CandidateFinder::annotation(const DirectiveSpec &Directive, const Decl *F,
+                            const Stmt *S) const {
   for (const AttachedPragma &P : Pragmas) {
-    if (P.Directive->Kind != Kind)
+    if (!P.Directive->is(Directive))
       continue;
     if (F && P.targetFunction() &&
         P.targetFunction()->getCanonicalDecl() == F->getCanonicalDecl())
@@ -89,7 +71,7 @@ std::vector<const FunctionDecl *> CandidateFinder::mainFileKernels() const {
 
 std::vector<Candidate> CandidateFinder::take() {
   llvm::stable_sort(Result, [](const Candidate &A, const Candidate &B) {
-    return std::tie(A.Offset, A.Kind) < std::tie(B.Offset, B.Kind);
+    return A.Offset < B.Offset;
   });
   return std::move(Result);
 }

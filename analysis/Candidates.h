@@ -18,20 +18,15 @@
 
 namespace cuda_rewrite {
 
-/// The passes that rewrite each kind are named in PassManager.h.
-enum class CandidateKind {
-  DeviceLaunch,    ///< A device-side launch.
-  RecursiveKernel, ///< A kernel that launches itself.
-  Stencil,         ///< A kernel reading at constant offsets.
-  StageChain,      ///< Host launches feeding each other.
-  PipelineStage,   ///< A `stage` __device__ function.
-  PipelineEntry,   ///< The host launch marked `pipeline`.
+/// A kind of candidate ("stencil", "device-launch"): defined by the pass
+/// that rewrites it (which names its kinds in its constructor) and compared
+/// by address.
+struct CandidateKind {
+  llvm::StringLiteral Name;
 };
 
-llvm::StringRef candidateKindName(CandidateKind Kind);
-
 struct Candidate {
-  CandidateKind Kind;
+  const CandidateKind *Kind = nullptr;
   clang::SourceLocation Loc;
   unsigned Offset = 0;
   /// What was found, for --list and remarks ("'child' from kernel 'parent'").
@@ -69,13 +64,15 @@ public:
 
   /// A new candidate of \p Kind at \p Loc (its expansion), flagged where it
   /// lies under a __CUDA_ARCH__ conditional.
-  Candidate &add(CandidateKind Kind, clang::SourceLocation Loc);
-  /// The pragma of kind \p Kind whose target is \p F, or whose target
-  /// statement contains \p S.
-  const PragmaDirective *annotation(DirectiveKind Kind, const clang::Decl *F,
+  Candidate &add(const CandidateKind &Kind, clang::SourceLocation Loc);
+  /// The pragma of directive \p Directive whose target is \p F, or whose
+  /// target statement contains \p S.
+  const PragmaDirective *annotation(const DirectiveSpec &Directive,
+                                    const clang::Decl *F,
                                     const clang::Stmt *S = nullptr) const;
 
-  /// The candidates added, sorted by offset then kind.
+  /// The candidates added, sorted by offset (those at one offset in the
+  /// order the passes run, which is the order they were added).
   std::vector<Candidate> take();
 
 private:

@@ -11,115 +11,13 @@
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace clang;
 using namespace llvm;
 
 namespace cuda_rewrite {
 
-//===----------------------------------------------------------------------===//
-// The directive table: docs/design.md section 3.
-//===----------------------------------------------------------------------===//
-
 namespace {
-
-/// How a clause's parenthesised arguments are checked.
-enum class ClauseArgs {
-  None,          ///< `overlap`: no parentheses.
-  OneOf,         ///< `granularity(block)`: one word from Choices.
-  PositiveInt,   ///< `p(4)`.
-  AutoOrIntPair, ///< `tile(auto)`, `tile(1, 8)` or `tile(1, 8, 4)`.
-  /// `hybrid(auto)` or `hybrid(0.5)`, in [0, 1], with an optional split
-  /// dimension: `hybrid(0.5, y)`.
-  AutoOrFraction,
-  Text, ///< `config(tune.json)` or `config("tune.json")`.
-};
-
-/// The integers a clause accepts, beyond their form: "" when \p Values
-/// (the clause's integer arguments, in order) are all in range, else what
-/// the range is. Checked at the pragma, so that a value no kernel could
-/// take is an error where it is written.
-using ValueCheck = std::string (*)(ArrayRef<unsigned> Values);
-
-struct ClauseSpec {
-  llvm::StringLiteral Name;
-  ClauseArgs Args;
-  ArrayRef<llvm::StringLiteral> Choices = {};
-  ValueCheck Check = nullptr;
-};
-
-std::string rowsPerThread(ArrayRef<unsigned> V) {
-  return V[0] <= 64 ? "" : "takes 1..64 rows per thread";
-}
-std::string threadsPerBlock(ArrayRef<unsigned> V) {
-  return V[0] % 32 == 0 && V[0] <= 1024
-             ? ""
-             : "takes a multiple of 32 between 32 and 1024 threads per block";
-}
-std::string columnsPerLane(ArrayRef<unsigned> V) {
-  return V[0] == 1 || V[0] == 2 || V[0] == 4
-             ? ""
-             : "takes 1, 2 or 4 columns per lane (a vector of at most 16 "
-               "bytes)";
-}
-std::string blocksPerPool(ArrayRef<unsigned> V) {
-  return V[0] <= 65535 ? "" : "takes 1..65535 blocks per pool";
-}
-std::string groupSize(ArrayRef<unsigned> V) {
-  return llvm::isPowerOf2_32(V[0]) && V[0] <= 256
-             ? ""
-             : "takes a power of two up to 256 threads";
-}
-std::string warpTile(ArrayRef<unsigned> V) {
-  return V[0] <= 8 && V[1] <= 64 && (V.size() < 3 || V[2] <= 32)
-             ? ""
-             : "takes x (points per lane along x) in 1..8, y (rows per "
-               "warp) in 1..64 and w (warps per block) in 1..32";
-}
-
-struct DirectiveSpec {
-  DirectiveKind Kind;
-  llvm::StringLiteral Name;
-  ArrayRef<ClauseSpec> Clauses;
-};
-
-const llvm::StringLiteral Granularities[] = {"warp", "block", "kernel"};
-const llvm::StringLiteral ZForms[] = {"stream", "shared"};
-const llvm::StringLiteral Models[] = {"auto",   "rtc",  "kbk",   "megakernel",
-                                      "coarse", "fine", "hybrid"};
-
-const ClauseSpec AggregateClauses[] = {
-    {"granularity", ClauseArgs::OneOf, Granularities}};
-const ClauseSpec PromoteClauses[] = {
-    {"aggregate", ClauseArgs::PositiveInt, {}, blocksPerPool},
-    {"overlap", ClauseArgs::None}};
-const ClauseSpec SystolicClauses[] = {
-    {"p", ClauseArgs::PositiveInt, {}, rowsPerThread},
-    {"block", ClauseArgs::PositiveInt, {}, threadsPerBlock},
-    {"vector", ClauseArgs::PositiveInt, {}, columnsPerLane},
-    {"z", ClauseArgs::OneOf, ZForms}};
-const ClauseSpec FuseClauses[] = {
-    {"tile", ClauseArgs::AutoOrIntPair, {}, warpTile},
-    {"hybrid", ClauseArgs::AutoOrFraction}};
-const ClauseSpec StageClauses[] = {
-    {"threads", ClauseArgs::PositiveInt, {}, groupSize}};
-const ClauseSpec PipelineClauses[] = {{"model", ClauseArgs::OneOf, Models},
-                                      {"config", ClauseArgs::Text}};
-
-const DirectiveSpec Directives[] = {
-    {DirectiveKind::Aggregate, "aggregate", AggregateClauses},
-    {DirectiveKind::Promote, "promote", PromoteClauses},
-    {DirectiveKind::OverlapBoundary, "overlap_boundary", {}},
-    {DirectiveKind::Systolic, "systolic", SystolicClauses},
-    {DirectiveKind::Fuse, "fuse", FuseClauses},
-    {DirectiveKind::Stage, "stage", StageClauses},
-    {DirectiveKind::Pipeline, "pipeline", PipelineClauses},
-};
-
-const DirectiveSpec &specOf(DirectiveKind Kind) {
-  return Directives[static_cast<unsigned>(Kind)];
-}
 
 template <typename Range> std::string joinNames(const Range &R) {
   std::string S;
@@ -131,9 +29,14 @@ template <typename Range> std::string joinNames(const Range &R) {
   return S;
 }
 
-} // namespace
+std::string joinNames(ArrayRef<const DirectiveSpec *> Directives) {
+  std::string S;
+  for (const DirectiveSpec *D : Directives)
+    S += (S.empty() ? "" : ", ") + D->Name.str();
+  return S;
+}
 
-StringRef directiveName(DirectiveKind Kind) { return specOf(Kind).Name; }
+} // namespace
 
 const PragmaClause *PragmaDirective::clause(StringRef Name) const {
   for (const PragmaClause &C : Clauses)
@@ -143,7 +46,7 @@ const PragmaClause *PragmaDirective::clause(StringRef Name) const {
 }
 
 std::string PragmaDirective::spelling() const {
-  std::string S = directiveName(Kind).str();
+  std::string S = name().str();
   for (const PragmaClause &C : Clauses) {
     S += " " + C.Name;
     if (!C.Args.empty())
@@ -161,7 +64,10 @@ namespace {
 /// Reads one pragma line token by token; reports the first problem.
 class PragmaLineParser {
 public:
-  PragmaLineParser(Preprocessor &PP) : PP(PP) { next(); }
+  PragmaLineParser(Preprocessor &PP, ArrayRef<const DirectiveSpec *> Directives)
+      : PP(PP), Directives(Directives) {
+    next();
+  }
 
   std::optional<PragmaDirective> parse(SourceLocation HashLoc);
 
@@ -192,6 +98,7 @@ private:
   void checkValues(const ClauseSpec &Spec, const PragmaClause &Clause);
 
   Preprocessor &PP;
+  ArrayRef<const DirectiveSpec *> Directives;
   Token Tok;
   bool Failed = false;
 };
@@ -205,9 +112,9 @@ std::optional<PragmaDirective> PragmaLineParser::parse(SourceLocation HashLoc) {
     return std::nullopt;
   }
   std::string Name = spelling();
-  const DirectiveSpec *Spec = find_if(
-      Directives, [&](const DirectiveSpec &D) { return D.Name == Name; });
-  if (Spec == std::end(Directives)) {
+  const DirectiveSpec *const *Found = find_if(
+      Directives, [&](const DirectiveSpec *D) { return D->Name == Name; });
+  if (Found == Directives.end()) {
     error(Tok.getLocation(),
           "unknown cuda_rewrite directive '%0'; expected one of %1",
           {Name, joinNames(Directives)});
@@ -215,7 +122,8 @@ std::optional<PragmaDirective> PragmaLineParser::parse(SourceLocation HashLoc) {
     return std::nullopt;
   }
   PragmaDirective Directive;
-  Directive.Kind = Spec->Kind;
+  const DirectiveSpec *Spec = *Found;
+  Directive.Spec = Spec;
   Directive.HashLoc = HashLoc;
   next();
   while (!atEnd() && !Failed) {
@@ -384,7 +292,7 @@ void CudaRewritePragmaHandler::HandlePragma(Preprocessor &PP,
                      "write cuda_rewrite directives as '#pragma' lines; the "
                      "tool removes them from its output and cannot edit a "
                      "_Pragma operator"));
-    PragmaLineParser(PP).parse(Introducer.Loc);
+    PragmaLineParser(PP, Directives).parse(Introducer.Loc);
     return;
   }
   if (!SM.isWrittenInMainFile(Introducer.Loc)) {
@@ -393,11 +301,11 @@ void CudaRewritePragmaHandler::HandlePragma(Preprocessor &PP,
                      DiagnosticsEngine::Warning,
                      "cuda_rewrite pragma ignored: only pragmas in the file "
                      "being rewritten take effect"));
-    PragmaLineParser(PP).parse(Introducer.Loc);
+    PragmaLineParser(PP, Directives).parse(Introducer.Loc);
     return;
   }
   std::optional<PragmaDirective> Directive =
-      PragmaLineParser(PP).parse(Introducer.Loc);
+      PragmaLineParser(PP, Directives).parse(Introducer.Loc);
   if (!Directive)
     return;
   Directive->Offset = SM.getFileOffset(Introducer.Loc);
@@ -491,7 +399,7 @@ bool fail(ASTContext &Ctx, const PragmaDirective &P, const char (&Format)[N],
   DiagnosticsEngine &Diags = Ctx.getDiagnostics();
   auto B = Diags.Report(
       P.HashLoc, Diags.getCustomDiagID(DiagnosticsEngine::Error, Format));
-  B << directiveName(P.Kind);
+  B << P.name();
   if (StringRef(Format).contains("%1"))
     B << Arg1;
   return false;
@@ -527,8 +435,8 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
   const Stmt *S = A.TargetStmt;
   std::string Found =
       A.TargetDecl ? describeDecl(A.TargetDecl) : std::string("a statement");
-  switch (P.Kind) {
-  case DirectiveKind::Aggregate:
+  switch (P.Spec->Target) {
+  case PragmaTarget::KernelOrDeviceLaunches:
     if (F && F->hasAttr<CUDAGlobalAttr>())
       return true;
     if (S && isDeviceCode(A.EnclosingFunction)) {
@@ -546,13 +454,12 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
                 "'%0' must precede a __global__ function or a statement in "
                 "device code that launches kernels; found %1",
                 Found);
-  case DirectiveKind::Promote:
-  case DirectiveKind::Systolic:
+  case PragmaTarget::Kernel:
     if (F && F->hasAttr<CUDAGlobalAttr>())
       return true;
     return fail(Ctx, P, "'%0' must precede a __global__ function; found %1",
                 Found);
-  case DirectiveKind::OverlapBoundary:
+  case PragmaTarget::StatementInKernel:
     if (S && A.EnclosingFunction &&
         A.EnclosingFunction->hasAttr<CUDAGlobalAttr>())
       return true;
@@ -560,7 +467,7 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
                 "'%0' must precede a statement in the body of a __global__ "
                 "function; found %1",
                 Found);
-  case DirectiveKind::Fuse:
+  case PragmaTarget::HostLaunchBlock:
     if (S && isa<CompoundStmt>(S) && isHostCode(A.EnclosingFunction)) {
       if (countKernelLaunches(S) >= 2)
         return true;
@@ -572,14 +479,14 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
                 "'%0' must precede a { } block of kernel launches in host "
                 "code; found %1",
                 Found);
-  case DirectiveKind::Stage:
+  case PragmaTarget::DeviceVoidFunction:
     if (F && F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAGlobalAttr>() &&
         F->getReturnType()->isVoidType())
       return true;
     return fail(Ctx, P,
                 "'%0' must precede a __device__ void function; found %1",
                 Found);
-  case DirectiveKind::Pipeline:
+  case PragmaTarget::HostLaunch:
     if (S && isHostCode(A.EnclosingFunction) && containsKernelLaunch(S))
       return true;
     return fail(Ctx, P,
@@ -587,7 +494,7 @@ bool validateTarget(ASTContext &Ctx, const AttachedPragma &A) {
                 "kernel; found %1",
                 Found);
   }
-  llvm_unreachable("all directives handled");
+  llvm_unreachable("all targets handled");
 }
 
 } // namespace

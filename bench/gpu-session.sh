@@ -26,7 +26,7 @@ echo "== runtime GPU tests"
 grep -E "passed, .* failed|tests passed|FAIL" "$out/gpu-tests.log" | tail -12
 
 echo "== GPU probe"
-{ nvcc -O2 -arch=sm_90 -o /tmp/cr-probe tool/probe/cuda-rewrite-probe.cu &&
+{ nvcc -O2 -arch=sm_90 -o /tmp/cr-probe gpu/probe/cuda-rewrite-probe.cu &&
   /tmp/cr-probe "$out/gpu-spec.json"; } >"$out/probe.log" 2>&1 || status=1
 cat "$out/gpu-spec.json" 2>/dev/null || tail -5 "$out/probe.log"
 

@@ -279,7 +279,7 @@ def read_stage_log(path):
 
 
 def load_copy_bandwidth(spec_path):
-    """(copy GB/s, GPU name) from a spec file (schema: analysis/GpuSpec.h)."""
+    """(copy GB/s, GPU name) from a spec file (schema: gpu/GpuSpec.h)."""
     spec = json.loads(Path(spec_path).read_text())
     if spec.get("schema_version") != 1:
         raise ValueError(f"{spec_path}: schema_version is not 1")

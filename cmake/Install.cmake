@@ -5,13 +5,13 @@
 #
 # Layout under the prefix:
 #   bin/cuda-rewrite
-#   bin/cuda-rewrite-probe                        (tool/probe; where nvcc was found)
+#   bin/cuda-rewrite-probe                        (gpu/probe; where nvcc was found)
 #   include/cuda_rewrite/*.cuh                    (runtime/CMakeLists.txt)
 #   lib/cmake/cuda_rewrite/cuda_rewriteConfig.cmake
 #   lib/cmake/cuda_rewrite/cuda_rewriteConfigVersion.cmake
 #   lib/cmake/cuda_rewrite/cuda_rewriteTargets.cmake  (cuda_rewrite::runtime)
 #   lib/cmake/cuda_rewrite/CudaRewrite.cmake          (cuda_rewrite_sources)
-#   share/cuda_rewrite/probe/cuda-rewrite-probe.cu    (tool/probe)
+#   share/cuda_rewrite/probe/cuda-rewrite-probe.cu    (gpu/probe)
 #   share/doc/cuda_rewrite/README.md, *.md            (README.md, docs/)
 #
 # The build tree is a package too: cuda_rewrite_DIR=<build dir> uses the tool

@@ -70,16 +70,28 @@ Expected<PassSet> enabledPasses(StringRef Only, StringRef Disable) {
   return Enabled;
 }
 
-const Pass &passFor(CandidateKind Kind) {
+ArrayRef<const DirectiveSpec *> registeredDirectives() {
+  static const std::vector<const DirectiveSpec *> Directives = [] {
+    std::vector<const DirectiveSpec *> All;
+    for (const std::unique_ptr<Pass> &P : registeredPasses()) {
+      append_range(All, P->directives());
+      append_range(All, P->markers());
+    }
+    return All;
+  }();
+  return Directives;
+}
+
+const Pass &passFor(const CandidateKind &Kind) {
   for (const std::unique_ptr<Pass> &P : registeredPasses())
     if (P->takes(Kind))
       return *P;
   llvm_unreachable("every candidate kind has a pass");
 }
 
-const Pass *passForDirective(DirectiveKind Kind) {
+const Pass *passForDirective(const DirectiveSpec &Directive) {
   for (const std::unique_ptr<Pass> &P : registeredPasses())
-    if (P->answers(Kind))
+    if (P->answers(Directive))
       return P.get();
   return nullptr;
 }
@@ -94,7 +106,7 @@ std::vector<Candidate> collectCandidates(clang::ASTContext &Ctx,
 }
 
 std::string reasonToSkip(const Candidate &C, const PassOptions &Opts) {
-  std::string Name = passFor(C.Kind).name().str();
+  std::string Name = passFor(*C.Kind).name().str();
   if (!Opts.Enabled.contains(Name))
     return "the '" + Name + "' pass is disabled (--only/--disable)";
   if (!C.Annotation && !Opts.Auto)
@@ -122,7 +134,7 @@ bool runPasses(PassContext &Context, ArrayRef<Candidate> Candidates,
   if (std::optional<unsigned> Line =
           findRewrittenFileMarker(SM.getBufferData(SM.getMainFileID()))) {
     for (const Candidate &C : Candidates)
-      Context.Remark.skipped(C, passFor(C.Kind).name(),
+      Context.Remark.skipped(C, passFor(*C.Kind).name(),
                              "this file is cuda-rewrite's output (line " +
                                  std::to_string(*Line) +
                                  "); rewrite the original instead");
@@ -145,7 +157,7 @@ bool runEachPass(PassContext &Context, ArrayRef<Candidate> Candidates,
   // Each pass's candidates, skipped ones reported (and not handed on).
   std::map<StringRef, std::vector<const Candidate *>> Accepted;
   for (const Candidate &C : Candidates) {
-    StringRef Pass = passFor(C.Kind).name();
+    StringRef Pass = passFor(*C.Kind).name();
     if (!Opts.Enabled.contains(Pass) || (!C.Annotation && !Opts.Auto)) {
       Context.Remark.skipped(C, Pass, reasonToSkip(C, Opts));
       continue;
@@ -196,7 +208,7 @@ void reportUnusedPragmas(PassContext &Context, ArrayRef<AttachedPragma> Pragmas,
                          const PassOptions &Opts,
                          const CudaArchRegions &Regions) {
   for (const AttachedPragma &P : Pragmas) {
-    const Pass *Pass = passForDirective(P.Directive->Kind);
+    const Pass *Pass = passForDirective(*P.Directive->Spec);
     if (!Pass || !Opts.Enabled.contains(Pass->name()) ||
         any_of(
             Candidates,

@@ -64,14 +64,18 @@ llvm::ArrayRef<PassSharing> passSharing();
 /// The passes made with default options, for their names and kinds.
 llvm::ArrayRef<std::unique_ptr<Pass>> registeredPasses();
 
+/// Every pass's directives and markers, in the order the passes run: the
+/// pragma handler's table.
+llvm::ArrayRef<const DirectiveSpec *> registeredDirectives();
+
 /// The pass that rewrites candidates of \p Kind.
-const Pass &passFor(CandidateKind Kind);
-/// The pass directive \p Kind asks for; none for overlap_boundary, which
-/// marks a statement inside a promoted kernel.
-const Pass *passForDirective(DirectiveKind Kind);
+const Pass &passFor(const CandidateKind &Kind);
+/// The pass whose candidates \p Directive annotates; none for a marker
+/// (Pass::markers).
+const Pass *passForDirective(const DirectiveSpec &Directive);
 
 /// All candidates of the main file, each pass's own (in the order of
-/// createPasses), sorted by offset then kind.
+/// createPasses), sorted by offset.
 std::vector<Candidate> collectCandidates(clang::ASTContext &Ctx,
                                          llvm::ArrayRef<AttachedPragma> Pragmas,
                                          const CudaArchRegions &ArchRegions);

@@ -1,7 +1,7 @@
 //===- Driver.cpp - cuda-rewrite from argv to exit status -----------------===//
 
 #include "tool/Driver.h"
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/CompilerArgs.h"
 #include "tool/FileProcessor.h"

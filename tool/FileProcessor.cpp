@@ -4,8 +4,8 @@
 #include "analysis/Candidates.h"
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
-#include "rewriters/common/EditSet.h"
 #include "rewriters/PassManager.h"
+#include "rewriters/common/EditSet.h"
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/LineDirectives.h"
@@ -227,7 +227,8 @@ public:
     // The device side records every pragma too: a pragma outside the
     // __CUDA_ARCH__ blocks may annotate a launch inside one. Its removal
     // edit and listing line duplicate the host side's and are merged away.
-    PP.AddPragmaHandler(new CudaRewritePragmaHandler(Pragmas));
+    PP.AddPragmaHandler(
+        new CudaRewritePragmaHandler(registeredDirectives(), Pragmas));
     PP.addPPCallbacks(std::make_unique<CudaArchRegionRecorder>(
         CI.getSourceManager(), Out.ArchRegions));
     return true;

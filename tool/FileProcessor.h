@@ -11,7 +11,7 @@
 #ifndef CUDA_REWRITE_TOOL_FILEPROCESSOR_H
 #define CUDA_REWRITE_TOOL_FILEPROCESSOR_H
 
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilerArgs.h"
 #include "tool/ListPrinter.h"

@@ -140,7 +140,7 @@ private:
   std::optional<size_t> owner(const Note &N,
                               ArrayRef<AttachedPragma> Pragmas) const {
     auto SamePass = [&](const Candidate &C) {
-      return !N.Pass || passFor(C.Kind).name() == *N.Pass;
+      return !N.Pass || passFor(*C.Kind).name() == *N.Pass;
     };
     unsigned Exact = N.CandidateOffset.value_or(N.Offset);
     for (size_t I = 0; I != Cands.size(); ++I)
@@ -196,7 +196,7 @@ private:
 /// the list also shows what --auto would do with it.
 bool anyWaitsForAuto(ArrayRef<Candidate> Cands, const PassOptions &Opts) {
   return !Opts.Auto && any_of(Cands, [&](const Candidate &C) {
-    return !C.Annotation && Opts.Enabled.contains(passFor(C.Kind).name());
+    return !C.Annotation && Opts.Enabled.contains(passFor(*C.Kind).name());
   });
 }
 
@@ -205,12 +205,12 @@ std::string candidateVerdict(const Candidate &C, size_t I,
                              const Attribution &Rewrite,
                              const Attribution *WithAuto,
                              const PassOptions &Opts) {
-  std::string Text = "-> " + passFor(C.Kind).name().str();
+  std::string Text = "-> " + passFor(*C.Kind).name().str();
   if (C.Annotation)
     Text += " [#pragma cuda_rewrite " + C.Annotation->spelling() + "]";
   std::string Verdict = Rewrite.verdict(I);
   if (WithAuto && !C.Annotation &&
-      Opts.Enabled.contains(passFor(C.Kind).name())) {
+      Opts.Enabled.contains(passFor(*C.Kind).name())) {
     std::string Auto = WithAuto->verdict(I);
     if (!Auto.empty() && Auto != Verdict)
       Verdict += "; under --auto: " + Auto;
@@ -250,8 +250,8 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
   std::vector<ListEntry> Entries;
   for (size_t I = 0; I != Cands.size(); ++I) {
     const Candidate &C = Cands[I];
-    std::string Text = lineColumn(SM, C.Loc) + ": " +
-                       candidateKindName(C.Kind).str() + ": " + C.Description;
+    std::string Text = lineColumn(SM, C.Loc) + ": " + C.Kind->Name.str() +
+                       ": " + C.Description;
     if (!C.Flags.empty())
       Text += " [" + join(C.Flags, ", ") + "]";
     Text += " " + candidateVerdict(C, I, Rewrite,

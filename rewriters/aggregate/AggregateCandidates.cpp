@@ -12,7 +12,7 @@ void AggregatePass::findCandidates(CandidateFinder &Find) const {
   for (const LaunchSite &L : Find.launches()) {
     if (!L.FromDevice)
       continue;
-    Candidate &C = Find.add(CandidateKind::DeviceLaunch, L.Call->getBeginLoc());
+    Candidate &C = Find.add(AggregatePass::DeviceLaunch, L.Call->getBeginLoc());
     C.Description =
         "'" + L.CalleeName + "' launched from " +
         (L.Enclosing->hasAttr<CUDAGlobalAttr>() ? "kernel"
@@ -33,7 +33,7 @@ void AggregatePass::findCandidates(CandidateFinder &Find) const {
     C.Function = L.Enclosing;
     C.Statement = L.Call;
     C.Annotation =
-        Find.annotation(DirectiveKind::Aggregate, L.Enclosing, L.Call);
+        Find.annotation(AggregatePass::Directive, L.Enclosing, L.Call);
   }
 }
 

@@ -998,9 +998,19 @@ private:
 
 } // namespace
 
+namespace {
+const llvm::StringLiteral Granularities[] = {"warp", "block", "kernel"};
+const ClauseSpec AggregateClauses[] = {
+    {"granularity", ClauseArgs::OneOf, Granularities}};
+} // namespace
+
+const DirectiveSpec AggregatePass::Directive = {
+    "aggregate", AggregateClauses, PragmaTarget::KernelOrDeviceLaunches};
+const CandidateKind AggregatePass::DeviceLaunch = {"device-launch"};
+
 AggregatePass::AggregatePass(std::optional<Granularity> Override)
     : Pass(Name, "aggregate device-side kernel launches (KLAP)",
-           {CandidateKind::DeviceLaunch}, {DirectiveKind::Aggregate}),
+           {&DeviceLaunch}, {&Directive}),
       Override(Override) {}
 
 std::string AggregatePass::whyNothingToRewrite(const AttachedPragma &P) const {

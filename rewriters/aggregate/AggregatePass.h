@@ -35,6 +35,10 @@ llvm::StringRef granularityName(Granularity G);
 class AggregatePass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "aggregate";
+  /// `#pragma cuda_rewrite aggregate [granularity(warp|block|kernel)]`.
+  static const DirectiveSpec Directive;
+  /// A device-side launch.
+  static const CandidateKind DeviceLaunch;
   explicit AggregatePass(std::optional<Granularity> Override = std::nullopt);
   std::string whyNothingToRewrite(const AttachedPragma &P) const override;
   void findCandidates(CandidateFinder &Find) const override;

@@ -6,12 +6,12 @@
 
 namespace cuda_rewrite {
 
-bool Pass::takes(CandidateKind Kind) const {
-  return llvm::is_contained(Kinds, Kind);
+bool Pass::takes(const CandidateKind &Kind) const {
+  return llvm::is_contained(Kinds, &Kind);
 }
 
-bool Pass::answers(DirectiveKind Kind) const {
-  return llvm::is_contained(Directives, Kind);
+bool Pass::answers(const DirectiveSpec &Directive) const {
+  return llvm::is_contained(Directives, &Directive);
 }
 
 std::string Pass::pragmaTarget(const AttachedPragma &P) {

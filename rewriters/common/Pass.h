@@ -45,10 +45,14 @@ struct PassWork {
 
 class Pass {
 public:
+  /// \p Kinds and \p Directives (and \p Markers) are the pass's own
+  /// objects, usually static members of its class, defined in its folder.
   Pass(llvm::StringLiteral Name, llvm::StringLiteral Summary,
-       std::vector<CandidateKind> Kinds, std::vector<DirectiveKind> Directives)
+       std::vector<const CandidateKind *> Kinds,
+       std::vector<const DirectiveSpec *> Directives,
+       std::vector<const DirectiveSpec *> Markers = {})
       : Name(Name), Summary(Summary), Kinds(std::move(Kinds)),
-        Directives(std::move(Directives)) {}
+        Directives(std::move(Directives)), Markers(std::move(Markers)) {}
   virtual ~Pass() = default;
 
   /// The name of --only, --disable and remarks ("aggregate").
@@ -56,13 +60,18 @@ public:
   /// One line for --help and the README.
   llvm::StringRef summary() const { return Summary; }
   /// The kinds of candidate it rewrites: each kind has exactly one pass.
-  llvm::ArrayRef<CandidateKind> candidateKinds() const { return Kinds; }
+  llvm::ArrayRef<const CandidateKind *> candidateKinds() const { return Kinds; }
   /// The directives that annotate its candidates (`#pragma cuda_rewrite
-  /// <directive>`); a marker inside a candidate (promote's
-  /// overlap_boundary) is not one.
-  llvm::ArrayRef<DirectiveKind> directives() const { return Directives; }
-  bool takes(CandidateKind Kind) const;
-  bool answers(DirectiveKind Kind) const;
+  /// <directive>`), with their clause grammar.
+  llvm::ArrayRef<const DirectiveSpec *> directives() const {
+    return Directives;
+  }
+  /// Directives that mark a place inside a candidate rather than annotate
+  /// one (promote's overlap_boundary): parsed and checked like the others,
+  /// never reported as unused.
+  llvm::ArrayRef<const DirectiveSpec *> markers() const { return Markers; }
+  bool takes(const CandidateKind &Kind) const;
+  bool answers(const DirectiveSpec &Directive) const;
 
   /// Adds the file's candidates of this pass to \p Find (the kinds
   /// candidateKinds() names), each with the pragma that annotates it.
@@ -84,8 +93,8 @@ protected:
 private:
   llvm::StringLiteral Name;
   llvm::StringLiteral Summary;
-  std::vector<CandidateKind> Kinds;
-  std::vector<DirectiveKind> Directives;
+  std::vector<const CandidateKind *> Kinds;
+  std::vector<const DirectiveSpec *> Directives, Markers;
 };
 
 /// Runs `Rewriter(Context).rewrite(candidate)` over \p Candidates (the

@@ -18,16 +18,15 @@ void FusePass::findCandidates(CandidateFinder &Find) const {
   std::set<const Stmt *> Annotated;
   for (const AttachedPragma &P : Find.pragmas()) {
     const auto *Block = dyn_cast_or_null<CompoundStmt>(P.TargetStmt);
-    if (P.Directive->Kind != DirectiveKind::Fuse || !Block ||
-        !P.EnclosingFunction)
+    if (!P.Directive->is(FusePass::Directive) || !Block || !P.EnclosingFunction)
       continue;
     StageGraph Graph =
         buildStageGraph(*Block, *P.EnclosingFunction, Find.context());
     if (Graph.Stages.empty())
       continue;
     Annotated.insert(Block);
-    Candidate &C = Find.add(CandidateKind::StageChain,
-                            Graph.Stages.front().Launch->getBeginLoc());
+    Candidate &C =
+        Find.add(FusePass::Chain, Graph.Stages.front().Launch->getBeginLoc());
     C.Description = describeStageGraph(Graph);
     C.Flags = Graph.Problems;
     // Stages whose reads are not yet in a form fusion can align.
@@ -48,13 +47,13 @@ void FusePass::findCandidates(CandidateFinder &Find) const {
   for (const StageChain &Chain : findStageChains(Find.context())) {
     if (Annotated.count(Chain.Block))
       continue;
-    Candidate &C = Find.add(CandidateKind::StageChain,
-                            Chain.Launches.front()->getBeginLoc());
+    Candidate &C =
+        Find.add(FusePass::Chain, Chain.Launches.front()->getBeginLoc());
     C.Description = describeStageChain(Chain);
     C.Function = Chain.Enclosing;
     C.Statement = Chain.Block;
     C.Annotation =
-        Find.annotation(DirectiveKind::Fuse, nullptr, Chain.Launches.front());
+        Find.annotation(FusePass::Directive, nullptr, Chain.Launches.front());
   }
 }
 

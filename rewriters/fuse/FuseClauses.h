@@ -10,7 +10,7 @@
 #define CUDA_REWRITE_REWRITERS_FUSE_FUSECLAUSES_H
 
 #include "analysis/Candidates.h"
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 #include "rewriters/fuse/FuseCodeGen.h"
 #include "rewriters/fuse/FuseCostModel.h"
 #include "rewriters/fuse/FusePlan.h"

@@ -3,6 +3,7 @@
 #include "rewriters/fuse/FuseCodeGen.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/common/TextEdits.h"
+#include "rewriters/fuse/FuseLauncher.h"
 #include "rewriters/fuse/HybridTiles.h"
 #include "rewriters/fuse/StagedTables.h"
 
@@ -26,17 +27,10 @@ namespace {
 
 const char *const AxisName[] = {"x", "y", "z"};
 
-/// `v + k` for a constant k, as a C++ expression.
-std::string plus(const std::string &V, int64_t K) {
-  if (K == 0)
-    return V;
-  return V + (K > 0 ? " + " : " - ") + std::to_string(K < 0 ? -K : K);
-}
-
 /// Where stage \p S's region starts along \p D, over the warp's tile
 /// origin (x0, y0): `x0 - 1`, `2 * y0 - 2`.
 std::string regionStart(const FuseStage &S, unsigned D) {
-  return plus(scaledOrigin(S, D, D ? "y0" : "x0"), S.RegionLo[D]);
+  return plusConstant(scaledOrigin(S, D, D ? "y0" : "x0"), S.RegionLo[D]);
 }
 
 /// An on-chip buffer's tile: its producer's region around the warp tile.
@@ -66,20 +60,15 @@ unsigned elementBytes(const FuseGroup &G, const FuseBuffer &B,
   return 4;
 }
 
-/// A host argument of the group's launches, passed on as a parameter.
-struct HostParam {
-  std::string Text, Name, Type;
-};
-
 class GroupWriter {
 public:
   GroupWriter(const FuseGroup &G, const FuseTile &T, const std::string &Name,
               ASTContext &Ctx)
-      : G(G), T(T), Name(Name), Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+      : G(G), T(T), Name(Name), Ctx(Ctx), SM(Ctx.getSourceManager()),
+        Host(G, Ctx) {}
 
   FuseCode run(const std::string &Where) {
     FuseCode Code;
-    collectParams();
     findUnclamped();
     Tables = findStagedTables(G, Ctx, kMaxStagedBytes);
     std::string TableDecls;
@@ -149,86 +138,14 @@ public:
             "namespace {5} {{\n\n{6}{7}\n{8}}  // namespace {5}\n\n",
             llvm::join(Kernels, ", "), Where, T.width(), T.Rows,
             OnChip.empty() ? "nothing" : OnChip, Name, TableDecls + Stages,
-            kernel(), launcher())
+            kernel(), fusedLauncher(G, T, Host, Tables))
             .str();
-    Code.Call = Name + "::launch(" + launchArgs() + ")";
+    Code.Call = Name + "::launch(" + Host.launchArgs(G, Ctx) + ")";
     return Code;
   }
 
 private:
   //===-- Parameters ------------------------------------------------------===//
-
-  void collectParams() {
-    // The names the kernel and the launcher declare themselves: a host
-    // argument `c` must not become a parameter the row loops' `c` hides.
-    std::set<std::string> Taken = {
-        "grid",   "block",  "stream",  "extentX", "extentY",   "extentZ",
-        "kernel", "launch", "tilesX",  "tilesY",  "fusedGrid", "kTileW",
-        "kTileH", "kWarps", "kChunks", "warp",    "lane",      "x0",
-        "y0",     "x",      "y",       "z",       "i",         "j",
-        "r",      "c",      "sx",      "sy",      "own",       "interior"};
-    for (unsigned K = 1; K < G.Grids.size(); ++K)
-      Taken.insert("grid" + std::to_string(K));
-    for (const FuseStage &S : G.Stages)
-      for (unsigned P = 0; P != S.ArgText.size(); ++P) {
-        if (Param.count(S.ArgText[P]))
-          continue;
-        const Expr *Arg = S.Launch->getArg(P)->IgnoreParenImpCasts();
-        QualType Ty = Arg->getType();
-        if (Ty->isArrayType())
-          Ty = Ctx.getDecayedType(Ty);
-        HostParam H;
-        H.Text = S.ArgText[P];
-        H.Type = Ty.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
-        std::string Id;
-        for (char C : H.Text)
-          Id += isalnum((unsigned char)C) || C == '_' ? C : '_';
-        while (Id.find("__") != std::string::npos)
-          Id.replace(Id.find("__"), 2, "_");
-        if (Id.empty() || isdigit((unsigned char)Id[0]) || Id.back() == '_' ||
-            Taken.count(Id))
-          Id = "arg" + std::to_string(Params.size());
-        Taken.insert(Id);
-        H.Name = Id;
-        Param[H.Text] = Params.size();
-        Params.push_back(H);
-      }
-  }
-
-  const HostParam &param(const std::string &Text) {
-    return Params[Param.at(Text)];
-  }
-
-  std::string declaredParams() {
-    std::vector<std::string> Decls;
-    for (const HostParam &P : Params)
-      Decls.push_back(P.Type +
-                      (llvm::StringRef(P.Type).ends_with("*") ? "" : " ") +
-                      P.Name);
-    return llvm::join(Decls, ", ");
-  }
-
-  std::string paramNames() {
-    std::vector<std::string> Names;
-    for (const HostParam &P : Params)
-      Names.push_back(P.Name);
-    return llvm::join(Names, ", ");
-  }
-
-  std::string launchArgs() {
-    const CallExpr *Config = G.Stages.front().Launch->getConfig();
-    std::vector<std::string> Args = {
-        G.Grids.front(), sourceText(Ctx, Config->getArg(1)->getSourceRange())};
-    const Expr *Stream =
-        Config->getNumArgs() > 3 && !isa<CXXDefaultArgExpr>(Config->getArg(3))
-            ? Config->getArg(3)
-            : nullptr;
-    Args.push_back(Stream ? sourceText(Ctx, Stream->getSourceRange()) : "0");
-    Args.insert(Args.end(), G.Grids.begin() + 1, G.Grids.end());
-    for (const HostParam &P : Params)
-      Args.push_back(P.Text);
-    return llvm::join(Args, ", ");
-  }
 
   //===-- Point functions -------------------------------------------------===//
 
@@ -312,15 +229,15 @@ private:
   static std::string readCoordinate(const CoordinateRead &C,
                                     const std::string &V) {
     if (C.Scale == 1 && C.Divisor == 1)
-      return plus(V, C.Offset + C.Add);
+      return plusConstant(V, C.Offset + C.Add);
     // V is a name or parenthesized; Scale * V / Divisor divides the
     // product.
     std::string Text = C.Scale == 1 ? V : std::to_string(C.Scale) + " * " + V;
     if (C.Add != 0)
-      Text = "(" + plus(Text, C.Add) + ")";
+      Text = "(" + plusConstant(Text, C.Add) + ")";
     if (C.Divisor != 1)
       Text += " / " + std::to_string(C.Divisor);
-    return plus(Text, C.Offset);
+    return plusConstant(Text, C.Offset);
   }
 
   /// How a read's coordinate along \p D is written at the stage's point.
@@ -637,8 +554,7 @@ private:
     return true;
   }
 
-  //===-- The kernel and the launcher
-  //--------------------------------------===//
+  //===-- The kernel ----------------------------------------------------===//
 
   /// Stage \p I's arguments at the kernel's (x, y, z); \p Views replaces
   /// the kernel's tile or value of a buffer.
@@ -650,7 +566,7 @@ private:
     if (S.NeedsOwn)
       Args.push_back(ownTile(S));
     for (const std::string &A : S.ArgText)
-      Args.push_back(param(A).Name);
+      Args.push_back(Host.of(A).Name);
     for (const ParmVarDecl *P : S.Kernel->parameters())
       if (const FuseBuffer *B = bufferOf(S, P);
           B && B->OnChip && !(B->Inlined && B->Producer == I)) {
@@ -763,8 +679,8 @@ private:
                          int64_t Width, int64_t RowLo, int64_t H,
                          const std::string &What) {
     const FuseStage &S = G.Stages[Is.front()];
-    std::string XStart = plus(scaledOrigin(S, 0, "x0"), ColumnLo);
-    std::string YStart = plus(scaledOrigin(S, 1, "y0"), RowLo);
+    std::string XStart = plusConstant(scaledOrigin(S, 0, "x0"), ColumnLo);
+    std::string YStart = plusConstant(scaledOrigin(S, 1, "y0"), RowLo);
     std::vector<std::string> Names;
     for (unsigned I : Is)
       Names.push_back(G.Stages[I].Kernel->getNameAsString());
@@ -862,7 +778,7 @@ private:
   //===-- Hybrid tiling ---------------------------------------------------===//
 
   std::string regsName(const FuseBuffer &B) {
-    return param(B.Name).Name + "_regs";
+    return Host.of(B.Name).Name + "_regs";
   }
 
   /// The inlined stages stage \p I reads, directly or through others.
@@ -887,7 +803,7 @@ private:
       ++Count[Src.Buffer];
     std::string Decls, Interior, Border;
     for (const auto &[B, N] : Count) {
-      Views[B] = param(B->Name).Name + "_read";
+      Views[B] = Host.of(B->Name).Name + "_read";
       Decls +=
           llvm::formatv("      cuda_rewrite::fuse::Gathered<{0}, {1}> {2};\n",
                         B->ElementType, N, Views[B]);
@@ -902,16 +818,18 @@ private:
       // this point's: both parts follow the regions' edges.
       int64_t Lag = P.RegionHi[0] - C.RegionHi[0];
       int64_t RowShift = Hybrid.rowBase(C) - Hybrid.rowBase(P);
-      std::string J = plus("j", int64_t(Hybrid.chunkCount(P)) -
-                                    int64_t(Hybrid.chunkCount(C)));
+      std::string J = plusConstant("j", int64_t(Hybrid.chunkCount(P)) -
+                                            int64_t(Hybrid.chunkCount(C)));
       std::string Split = Hybrid.Axis ? "<1>" : "";
-      std::string X = plus("x", Src.offset(0)), Y = plus("y", Src.offset(1));
+      std::string X = plusConstant("x", Src.offset(0)),
+                  Y = plusConstant("y", Src.offset(1));
       Interior += llvm::formatv(
           "        {0}.set({1}, {2}, {3},\n"
           "                cuda_rewrite::fuse::registerRead{8}({4}, {9}, {5}, "
           "{6}, lane, {7}, {2}, {3}));\n",
-          Views[&B], N, X, Y, regsName(B), plus("r", RowShift + Src.offset(1)),
-          Src.offset(0) - Lag, tileName(B), Split, J);
+          Views[&B], N, X, Y, regsName(B),
+          plusConstant("r", RowShift + Src.offset(1)), Src.offset(0) - Lag,
+          tileName(B), Split, J);
       Border += llvm::formatv(
           "        {{\n"
           "          const int sx = {0}, sy = {1};\n"
@@ -921,8 +839,9 @@ private:
           "        }\n",
           Src.text(0, "x"), Src.text(1, "y"), Views[&B], N,
           Src.highest(1) - Src.lowest(1), regsName(B),
-          plus("r", RowShift + Src.lowest(1)), plus("x0", Hybrid.columnBase(P)),
-          plus("y0", Hybrid.rowBase(P)), tileName(B), J,
+          plusConstant("r", RowShift + Src.lowest(1)),
+          plusConstant("x0", Hybrid.columnBase(P)),
+          plusConstant("y0", Hybrid.rowBase(P)), tileName(B), J,
           Hybrid.Axis ? ", 1" : "");
     }
     return Decls + "      if (interior) {\n" + Interior + "      } else {\n" +
@@ -947,7 +866,7 @@ private:
         Body += indented(valueLambda(K, Views), "    ");
     for (const FuseBuffer &B : G.Written)
       if (B.Producer == I && Hybrid.inRegisters(&B)) {
-        Views[&B] = param(B.Name).Name + "_slot";
+        Views[&B] = Host.of(B.Name).Name + "_slot";
         Body += llvm::formatv(
             "      const cuda_rewrite::fuse::Slot<{0}> {1}{{{2}[j][r]};\n",
             B.ElementType, Views[&B], regsName(B));
@@ -983,8 +902,8 @@ private:
                "    }\n"
                "  }\n",
                S.Kernel->getNameAsString(), Base + Hybrid.idleLanes(S),
-               Base + 32 * Chunks, Row0, Row0 + H, H, plus("x0", Base),
-               plus("y0", Row0), Body,
+               Base + 32 * Chunks, Row0, Row0 + H, H, plusConstant("x0", Base),
+               plusConstant("y0", Row0), Body,
                Hybrid.Axis ? std::to_string(Chunks) : "kChunks", Note)
         .str();
   }
@@ -1007,12 +926,12 @@ private:
   }
 
   std::string tileName(const FuseBuffer &B) {
-    const HostParam &P = param(B.Name);
+    const HostParam &P = Host.of(B.Name);
     return P.Name + "_tile";
   }
 
   std::string valueName(const FuseBuffer &B) {
-    return param(B.Name).Name + "_at";
+    return Host.of(B.Name).Name + "_at";
   }
 
   /// Whether stage \p I can join the loop of stages \p Loop: same region,
@@ -1100,7 +1019,7 @@ private:
           std::optional<std::string> L = Bound(S, B.LimitValue);
           if (!L)
             return "  const bool interior = false;\n";
-          std::string Limit = plus(*L, B.Add);
+          std::string Limit = plusConstant(*L, B.Add);
           if (B.Upper)
             Add(Origin, Last, "<", Limit);
           else
@@ -1121,7 +1040,7 @@ private:
             for (auto [End, Op, Limit] :
                  {std::make_tuple(First, ">=", *Bound(S, C.LoValue)),
                   std::make_tuple(Last, "<=", *Bound(S, C.HiValue))}) {
-              std::string Point = plus(Origin, End);
+              std::string Point = plusConstant(Origin, End);
               if (Point.find(' ') != std::string::npos)
                 Point = "(" + Point + ")";
               if (C.Divisor == 1) {
@@ -1140,7 +1059,7 @@ private:
     }
     std::vector<std::string> Conditions;
     for (const auto &Key : Keys)
-      Conditions.push_back(plus(std::get<0>(Key), Offset[Key]) + " " +
+      Conditions.push_back(plusConstant(std::get<0>(Key), Offset[Key]) + " " +
                            std::get<1>(Key) + " " + std::get<2>(Key));
     Conditions.insert(Conditions.end(), Scaled.begin(), Scaled.end());
     return "  // Every region of this warp inside the image, its guards and "
@@ -1159,7 +1078,7 @@ private:
     unsigned I = V->Param->getFunctionScopeIndex();
     if (I >= S.ArgText.size())
       return std::nullopt;
-    return plus(param(S.ArgText[I]).Name, V->Constant);
+    return plusConstant(Host.of(S.ArgText[I]).Name, V->Constant);
   }
 
   /// The shared part of \p B's tile: all of it, or what the register
@@ -1237,7 +1156,7 @@ private:
       if (!B.OnChip || B.Inlined)
         continue;
       TileShape S = shape(B);
-      std::string N = param(B.Name).Name;
+      std::string N = Host.of(B.Name).Name;
       if (S.Width > 0 && S.Height > 0)
         Tiles +=
             llvm::formatv("  __shared__ {0} {1}_tiles[kWarps][{2} * {3}];\n",
@@ -1259,11 +1178,11 @@ private:
     // Where every channel reads a plane (camera's red, green and blue; an
     // alpha plane), blocks take the channels of a tile one after another
     // (blockIdx.x), so that the plane is read once from DRAM and then from
-    // L2 (channelsFirst()).
+    // L2 (channelsFirst(G)).
     std::string Z, TileX = "blockIdx.x", TileY = "blockIdx.y";
     if (G.Stages.front().Access.CoordinateVar[2])
       Z = "  const int z = blockIdx.z;\n";
-    if (channelsFirst()) {
+    if (channelsFirst(G)) {
       Z = "  const int z = blockIdx.x;\n";
       TileX = "blockIdx.y";
       TileY = "blockIdx.z";
@@ -1318,62 +1237,13 @@ private:
                "  const int x0 = {12} * kTileW;\n"
                "  const int y0 = ({13} * kWarps + warp) * kTileH;\n"
                "{7}{9}\n{8}}\n",
-               32 * T.Warps, declaredParams(), T.width(), T.Rows, T.Warps,
-               Tiles, Z, Views, Body, interiorFlag(),
+               32 * T.Warps, Host.declared(), T.width(), T.Rows, T.Warps, Tiles,
+               Z, Views, Body, interiorFlag(),
                Hybrid.InRegisters.empty() || Hybrid.Axis
                    ? ""
                    : ", kChunks = " + std::to_string(Hybrid.Chunks),
-               tableCopies(), TileX, TileY, tableSources(true))
+               tableCopies(), TileX, TileY, stagedTableSources(Tables, true))
         .str();
-  }
-
-  /// Whether the fused grid puts the channels (z) first: where the stages
-  /// have a z coordinate and a stage at the output's scale reads a plane
-  /// that does not follow it (a single-plane buffer, or a fixed plane:
-  /// alpha), which every channel then reads. Otherwise neighbouring tiles
-  /// of one channel run one after another, sharing their halos' rows in L2
-  /// (unsharp measured 3% slower channels first). Pyramid's collapse,
-  /// whose only such plane is the coarsest level's mask, stays channels
-  /// last: that plane is 1/64 of the output.
-  bool channelsFirst() const {
-    if (!G.Stages.front().Access.CoordinateVar[2])
-      return false;
-    for (const FuseStage &S : G.Stages)
-      for (const StageRead &R : S.Access.Reads)
-        if (S.Scale[0].unit() && S.Scale[1].unit())
-          if (R.Coordinates.size() < 3 || R.Coordinates[2].Scale == 0)
-            return true;
-    return false;
-  }
-
-  /// \p Text (host C++ with each host argument's text in parentheses,
-  /// "@extent.x" for the last stage's launch extent) over the launcher's
-  /// parameter names.
-  std::string launcherTerms(std::string Text) {
-    auto ReplaceAll = [&](const std::string &From, const std::string &To) {
-      for (size_t At = Text.find(From); At != std::string::npos;
-           At = Text.find(From, At + To.size()))
-        Text.replace(At, From.size(), To);
-    };
-    ReplaceAll("(@extent.x)", "extentX");
-    ReplaceAll("(@extent.y)", "extentY");
-    for (const HostParam &P : Params)
-      ReplaceAll("(" + P.Text + ")", P.Name);
-    return Text;
-  }
-
-  /// `(Arg) + k` in host terms.
-  static std::string hostBound(const HostBound &B) {
-    if (B.Arg.empty())
-      return std::to_string(B.Constant);
-    return plus("(" + B.Arg + ")", B.Constant);
-  }
-
-  /// The extent of grid \p K along \p D, in the launcher.
-  static std::string extentOf(unsigned K, unsigned D) {
-    if (K == 0)
-      return D ? "extentY" : "extentX";
-    return llvm::formatv("(long long)grid{0}.{1} * block.{1}", K, AxisName[D]);
   }
 
   /// The block's copies of the staged tables, before any thread reads
@@ -1383,141 +1253,8 @@ private:
     for (const StagedTable &T : Tables)
       Text += llvm::formatv("  for (int i = threadIdx.x; i < {0}; i += "
                             "blockDim.x)\n    {1}[i] = {2}[i];\n",
-                            T.ElementsText, T.Name, sourceName(T));
+                            T.ElementsText, T.Name, T.sourceName());
     return Text.empty() ? "" : Text + "  __syncthreads();\n";
-  }
-
-  /// A staged table's device address, which the kernel copies it from with
-  /// global loads: coalesced, where reading the `__constant__` array would
-  /// make the constant cache serve the lanes' addresses one at a time.
-  static std::string sourceName(const StagedTable &T) {
-    return T.Var->getNameAsString() + "_source";
-  }
-
-  /// ", const float *__restrict__ t_source" per staged table (the kernel's
-  /// parameters), or ", t_source" (the launch's arguments).
-  std::string tableSources(bool Declared) {
-    std::string Text;
-    for (const StagedTable &T : Tables)
-      Text += ", " +
-              (Declared ? "const " + T.ElementType + " *__restrict__ " : "") +
-              sourceName(T);
-    return Text;
-  }
-
-  /// The launcher's lookups of the staged tables' device addresses (each
-  /// launch: the address is the current device's).
-  std::string tableLookups() {
-    std::string Text;
-    for (const StagedTable &T : Tables)
-      Text += llvm::formatv(
-          "  const {0} *{1} = nullptr;\n"
-          "  if (cudaGetSymbolAddress((void **)&{1}, {2}) != cudaSuccess)\n"
-          "    return false;\n",
-          T.ElementType, sourceName(T), T.Var->getNameAsString());
-    return Text.empty() ? ""
-                        : "  // The constant tables the kernel copies to "
-                          "shared memory, as device\n  // addresses.\n" +
-                              Text;
-  }
-
-  std::string launcher() {
-    std::vector<std::string> Written, Others;
-    for (const std::string &B : G.GlobalWrites)
-      Written.push_back(param(B).Name);
-    for (const std::string &B : G.OtherBuffers)
-      Others.push_back(param(B).Name);
-    std::string Checks;
-    std::vector<std::string> Extents, Relations, Covered;
-    for (const ExtentCheck &C : G.ExtentChecks)
-      Extents.push_back(launcherTerms(extentOf(C.Grid, C.Axis) +
-                                      " >= " + hostBound(C.Bound)));
-    for (unsigned K = 1; K < G.Grids.size(); ++K)
-      Extents.push_back(llvm::formatv("grid{0}.z == grid.z", K));
-    for (const std::string &R : G.RelationChecks)
-      Relations.push_back(launcherTerms(R));
-    for (const CoverageCheck &C : G.CoverageChecks) {
-      std::string Points = llvm::formatv("tiles{0} * {1}", C.Axis ? "Y" : "X",
-                                         C.Axis ? T.Rows * T.Warps : T.width());
-      if (C.Scale.Num != 1)
-        Points = std::to_string(C.Scale.Num) + " * " + Points;
-      if (C.Scale.Den != 1)
-        Points += " / " + std::to_string(C.Scale.Den);
-      Covered.push_back(launcherTerms(Points + " >= " + hostBound(C.Bound)));
-    }
-    auto Check = [&](const std::vector<std::string> &Conditions,
-                     const std::string &Comment) {
-      if (Conditions.empty())
-        return;
-      Checks += Comment + "  if (!(" + llvm::join(Conditions, " &&\n        ") +
-                "))\n    return false;\n";
-    };
-    Check(Extents, "  // The stages' guards lie inside their launches (the "
-                   "fused kernel's\n  // regions rely on what they write).\n");
-    Check(Relations, "  // The launch arguments are related as the reads "
-                     "need: every point a\n  // stage reads (a scaled read's "
-                     "base point) lies inside what its\n  // producer "
-                     "writes.\n");
-    if (!Written.empty())
-      Checks += "  // What the kernel stores must not change what it reads.\n"
-                "  if (!cuda_rewrite::fuse::separateAllocations({" +
-                llvm::join(Written, ", ") + "}, {" + llvm::join(Others, ", ") +
-                "}))\n    return false;\n";
-    std::string CoverageChecks;
-    if (!Covered.empty())
-      CoverageChecks = "  // The warps' tiles reach every point the stages "
-                       "of other grids store.\n  if (!(" +
-                       llvm::join(Covered, " &&\n        ") +
-                       "))\n    return false;\n";
-    std::string Grids;
-    for (unsigned K = 1; K < G.Grids.size(); ++K)
-      Grids += llvm::formatv("dim3 grid{0}, ", K);
-    bool ZGlobal = G.Stages.front().Access.Form[2] == CoordinateForm::Global;
-    return llvm::formatv(
-               "// Runs the stages' launches as one fused launch, or returns "
-               "false,\n"
-               "// launching nothing, where the fused kernel might not compute "
-               "what they do.\n"
-               "static bool launch(dim3 grid, dim3 block, cudaStream_t stream, "
-               "{7}{0}) {{\n"
-               "  const long long extentX = (long long)grid.x * block.x;\n"
-               "  const long long extentY = (long long)grid.y * block.y;\n"
-               "  const long long extentZ = {1};\n"
-               "{2}"
-               "  const long long tilesX = (extentX + {4} - 1) / {4};\n"
-               "  const long long tilesY = (extentY + {3} - 1) / {3};\n"
-               "{9}"
-               "{8}"
-               "{10}"
-               "  kernel<<<fusedGrid, {5}, 0, stream>>>({6}{11}, int(extentX), "
-               "int(extentY));\n"
-               "  return true;\n"
-               "}\n",
-               declaredParams(),
-               ZGlobal ? "(long long)grid.z * block.z" : "grid.z", Checks,
-               T.Rows * T.Warps, T.width(), 32 * T.Warps, paramNames(), Grids,
-               CoverageChecks, fusedGrid(), tableLookups(), tableSources(false))
-        .str();
-  }
-
-  /// The fused grid, within CUDA's limits (2^31 - 1 blocks along x,
-  /// 65535 along y and z), channels first where there are channels. Braces:
-  /// `dim3 g(unsigned(a), ..)` would declare a function.
-  std::string fusedGrid() {
-    if (channelsFirst())
-      return "  if (extentX > INT_MAX || extentY > INT_MAX || tilesX > 65535 "
-             "||\n"
-             "      tilesY > 65535 || extentZ > INT_MAX)\n"
-             "    return false;\n"
-             "  // The channels of a tile run one after another (see the "
-             "kernel).\n"
-             "  const dim3 fusedGrid{unsigned(extentZ), unsigned(tilesX), "
-             "unsigned(tilesY)};\n";
-    return "  if (extentX > INT_MAX || extentY > INT_MAX || tilesY > 65535 ||\n"
-           "      extentZ > 65535)\n"
-           "    return false;\n"
-           "  const dim3 fusedGrid{unsigned(tilesX), unsigned(tilesY), "
-           "unsigned(extentZ)};\n";
   }
 
   const FuseGroup &G;
@@ -1525,8 +1262,7 @@ private:
   std::string Name;
   ASTContext &Ctx;
   const SourceManager &SM;
-  std::vector<HostParam> Params;
-  std::map<std::string, unsigned> Param;
+  HostParams Host;
   std::vector<const DeclStmt *> CoordinateDecls, LocalDecls;
   std::set<const CallExpr *> Unclamped;
   std::vector<StagedTable> Tables;

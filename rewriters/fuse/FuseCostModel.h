@@ -24,7 +24,7 @@
 #ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSECOSTMODEL_H
 #define CUDA_REWRITE_REWRITERS_FUSE_FUSECOSTMODEL_H
 
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include <array>

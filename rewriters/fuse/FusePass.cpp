@@ -420,11 +420,27 @@ private:
 
 } // namespace
 
+namespace {
+std::string warpTile(llvm::ArrayRef<unsigned> V) {
+  return V[0] <= 8 && V[1] <= 64 && (V.size() < 3 || V[2] <= 32)
+             ? ""
+             : "takes x (points per lane along x) in 1..8, y (rows per "
+               "warp) in 1..64 and w (warps per block) in 1..32";
+}
+const ClauseSpec FuseDirectiveClauses[] = {
+    {"tile", ClauseArgs::AutoOrIntPair, {}, warpTile},
+    {"hybrid", ClauseArgs::AutoOrFraction}};
+} // namespace
+
+const DirectiveSpec FusePass::Directive = {"fuse", FuseDirectiveClauses,
+                                           PragmaTarget::HostLaunchBlock};
+const CandidateKind FusePass::Chain = {"stage-chain"};
+
 FusePass::FusePass()
     : Pass(Name,
            "fuse image-processing stage chains into overlapped tiles "
            "(PolyMage-GPU)",
-           {CandidateKind::StageChain}, {DirectiveKind::Fuse}) {}
+           {&Chain}, {&Directive}) {}
 
 std::string FusePass::whyNothingToRewrite(const AttachedPragma &) const {
   return "the block launches no chain of kernels that feed each other";

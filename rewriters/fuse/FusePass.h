@@ -19,6 +19,10 @@ namespace cuda_rewrite {
 class FusePass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "fuse";
+  /// `#pragma cuda_rewrite fuse [tile(...)] [hybrid(...)]`.
+  static const DirectiveSpec Directive;
+  /// Host launches feeding each other.
+  static const CandidateKind Chain;
   FusePass();
   std::string whyNothingToRewrite(const AttachedPragma &P) const override;
   void findCandidates(CandidateFinder &Find) const override;

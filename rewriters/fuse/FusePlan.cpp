@@ -1385,6 +1385,12 @@ bool evaluatesOnlyItsValue(const Stmt *E) {
   return evaluatesOnlyItsValue(E, 0);
 }
 
+std::string plusConstant(const std::string &V, int64_t K) {
+  if (K == 0)
+    return V;
+  return V + (K > 0 ? " + " : " - ") + std::to_string(K < 0 ? -K : K);
+}
+
 std::string scaledOrigin(const FuseStage &S, unsigned D,
                          const std::string &Origin) {
   const AxisScale &Sc = S.Scale[D];

@@ -141,6 +141,9 @@ struct FuseGroup {
                                    const clang::ParmVarDecl *P) const;
 };
 
+/// `v + k` for a constant k, as a C++ expression: `v`, `v + 2`, `v - 1`.
+std::string plusConstant(const std::string &V, int64_t K);
+
 /// Where stage \p S's region along \p D starts before its RegionLo, as C++
 /// over the tile origin \p Origin ("x0", "2 * x0", "x0 / 2"; the origin is
 /// a multiple of the tile, which the scaled tile divides).

@@ -30,12 +30,6 @@ int64_t RegisterSource::highest(unsigned Axis) const {
   return K;
 }
 
-static std::string plusConstant(const std::string &V, int64_t K) {
-  if (K == 0)
-    return V;
-  return V + (K > 0 ? " + " : " - ") + std::to_string(K < 0 ? -K : K);
-}
-
 std::string RegisterSource::text(unsigned Axis,
                                  const std::string &Origin) const {
   std::string V = Origin;

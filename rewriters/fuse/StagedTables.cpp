@@ -108,4 +108,14 @@ const StagedTable *stagedTableOf(const ArraySubscriptExpr *E,
   return nullptr;
 }
 
+std::string stagedTableSources(llvm::ArrayRef<StagedTable> Tables,
+                               bool Declared) {
+  std::string Text;
+  for (const StagedTable &T : Tables)
+    Text += ", " +
+            (Declared ? "const " + T.ElementType + " *__restrict__ " : "") +
+            T.sourceName();
+  return Text;
+}
+
 } // namespace cuda_rewrite

@@ -20,6 +20,7 @@
 #define CUDA_REWRITE_REWRITERS_FUSE_STAGEDTABLES_H
 
 #include "rewriters/fuse/FusePlan.h"
+#include "llvm/ADT/ArrayRef.h"
 #include <string>
 #include <vector>
 
@@ -38,7 +39,17 @@ struct StagedTable {
   uint64_t Elements = 0, Bytes = 0;
   /// The element count as generated code spells it, from the array itself.
   std::string ElementsText;
+
+  /// The table's device address, which the kernel copies it from with
+  /// global loads: coalesced, where reading the `__constant__` array would
+  /// make the constant cache serve the lanes' addresses one at a time.
+  std::string sourceName() const { return Var->getNameAsString() + "_source"; }
 };
+
+/// ", const float *__restrict__ t_source" per staged table (the kernel's
+/// parameters, \p Declared), or ", t_source" (the launch's arguments).
+std::string stagedTableSources(llvm::ArrayRef<StagedTable> Tables,
+                               bool Declared);
 
 /// The tables of \p G's stages to stage: indexed (in a stage's body) at an
 /// index that is not provably the same for all threads of a block, of at

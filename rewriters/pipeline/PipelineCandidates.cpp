@@ -9,15 +9,15 @@ namespace cuda_rewrite {
 
 void PipelinePass::findCandidates(CandidateFinder &Find) const {
   for (const AttachedPragma &P : Find.pragmas()) {
-    if (P.Directive->Kind == DirectiveKind::Stage) {
+    if (P.Directive->is(PipelinePass::Stage)) {
       const FunctionDecl *F = P.targetFunction();
-      Candidate &C = Find.add(CandidateKind::PipelineStage, F->getLocation());
+      Candidate &C = Find.add(PipelinePass::PipelineStage, F->getLocation());
       C.Description = "__device__ stage '" + F->getNameAsString() + "'";
       C.Function = F;
       C.Annotation = P.Directive;
-    } else if (P.Directive->Kind == DirectiveKind::Pipeline) {
+    } else if (P.Directive->is(PipelinePass::Pipeline)) {
       Candidate &C =
-          Find.add(CandidateKind::PipelineEntry, P.TargetStmt->getBeginLoc());
+          Find.add(PipelinePass::PipelineEntry, P.TargetStmt->getBeginLoc());
       C.Description = "pipeline launched from '" +
                       P.EnclosingFunction->getNameAsString() + "'";
       C.Function = P.EnclosingFunction;

@@ -7,6 +7,7 @@
 #include "rewriters/pipeline/PipelinePlan.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include <map>
 
 using namespace clang;
@@ -127,15 +128,35 @@ private:
 
 } // namespace
 
+namespace {
+std::string groupSize(llvm::ArrayRef<unsigned> V) {
+  return llvm::isPowerOf2_32(V[0]) && V[0] <= 256
+             ? ""
+             : "takes a power of two up to 256 threads";
+}
+const ClauseSpec StageClauses[] = {
+    {"threads", ClauseArgs::PositiveInt, {}, groupSize}};
+const llvm::StringLiteral Models[] = {"auto",   "rtc",  "kbk",   "megakernel",
+                                      "coarse", "fine", "hybrid"};
+const ClauseSpec PipelineClauses[] = {{"model", ClauseArgs::OneOf, Models},
+                                      {"config", ClauseArgs::Text}};
+} // namespace
+
+const DirectiveSpec PipelinePass::Stage = {"stage", StageClauses,
+                                           PragmaTarget::DeviceVoidFunction};
+const DirectiveSpec PipelinePass::Pipeline = {"pipeline", PipelineClauses,
+                                              PragmaTarget::HostLaunch};
+const CandidateKind PipelinePass::PipelineStage = {"pipeline-stage"};
+const CandidateKind PipelinePass::PipelineEntry = {"pipeline-entry"};
+
 PipelinePass::PipelinePass()
     : Pass(Name, "run stage pipelines under an execution model (VersaPipe)",
-           {CandidateKind::PipelineStage, CandidateKind::PipelineEntry},
-           {DirectiveKind::Stage, DirectiveKind::Pipeline}) {}
+           {&PipelineStage, &PipelineEntry}, {&Stage, &Pipeline}) {}
 
 bool PipelinePass::rewrite(PassContext &Context, const PassWork &Work) const {
   std::vector<const Candidate *> Entries, Stages;
   for (const Candidate *C : Work.Candidates)
-    (C->Kind == CandidateKind::PipelineEntry ? Entries : Stages).push_back(C);
+    (C->Kind == &PipelineEntry ? Entries : Stages).push_back(C);
   PipelineRewriter R(Context, Stages);
   for (const Candidate *C : Entries)
     if (!R.rewrite(*C))

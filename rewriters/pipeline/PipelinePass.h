@@ -21,6 +21,15 @@ namespace cuda_rewrite {
 class PipelinePass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "pipeline";
+  /// `#pragma cuda_rewrite stage [threads(N)]` on a __device__ function.
+  static const DirectiveSpec Stage;
+  /// `#pragma cuda_rewrite pipeline [model(...)] [config(file)]` on the
+  /// host launch of the entry kernel.
+  static const DirectiveSpec Pipeline;
+  /// A `stage` __device__ function.
+  static const CandidateKind PipelineStage;
+  /// The host launch marked `pipeline`.
+  static const CandidateKind PipelineEntry;
   PipelinePass();
   void findCandidates(CandidateFinder &Find) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;

@@ -16,11 +16,11 @@ void PromotePass::findCandidates(CandidateFinder &Find) const {
         !Seen.insert(L.Enclosing).second)
       continue;
     Candidate &C =
-        Find.add(CandidateKind::RecursiveKernel, L.Enclosing->getLocation());
+        Find.add(PromotePass::RecursiveKernel, L.Enclosing->getLocation());
     C.Description =
         "kernel '" + L.Enclosing->getNameAsString() + "' launches itself";
     C.Function = L.Enclosing;
-    C.Annotation = Find.annotation(DirectiveKind::Promote, L.Enclosing);
+    C.Annotation = Find.annotation(PromotePass::Directive, L.Enclosing);
   }
 }
 

@@ -131,9 +131,24 @@ private:
 
 } // namespace
 
+namespace {
+std::string blocksPerPool(llvm::ArrayRef<unsigned> V) {
+  return V[0] <= 65535 ? "" : "takes 1..65535 blocks per pool";
+}
+const ClauseSpec PromoteClauses[] = {
+    {"aggregate", ClauseArgs::PositiveInt, {}, blocksPerPool},
+    {"overlap", ClauseArgs::None}};
+} // namespace
+
+const DirectiveSpec PromotePass::Directive = {"promote", PromoteClauses,
+                                              PragmaTarget::Kernel};
+const DirectiveSpec PromotePass::OverlapBoundary = {
+    "overlap_boundary", {}, PragmaTarget::StatementInKernel};
+const CandidateKind PromotePass::RecursiveKernel = {"recursive-kernel"};
+
 PromotePass::PromotePass()
     : Pass(Name, "promote recursive device-side launches (KLAP)",
-           {CandidateKind::RecursiveKernel}, {DirectiveKind::Promote}) {}
+           {&RecursiveKernel}, {&Directive}, {&OverlapBoundary}) {}
 
 std::string PromotePass::whyNothingToRewrite(const AttachedPragma &P) const {
   return pragmaTarget(P) +

@@ -19,6 +19,13 @@ namespace cuda_rewrite {
 class PromotePass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "promote";
+  /// `#pragma cuda_rewrite promote [aggregate(N)] [overlap]`.
+  static const DirectiveSpec Directive;
+  /// `#pragma cuda_rewrite overlap_boundary`: where the prologue ends in a
+  /// kernel promoted with `overlap`.
+  static const DirectiveSpec OverlapBoundary;
+  /// A kernel that launches itself.
+  static const CandidateKind RecursiveKernel;
   PromotePass();
   std::string whyNothingToRewrite(const AttachedPragma &P) const override;
   void findCandidates(CandidateFinder &Find) const override;

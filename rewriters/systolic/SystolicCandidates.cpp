@@ -20,10 +20,10 @@ void SystolicPass::findCandidates(CandidateFinder &Find) const {
                          "not a stencil";
     }
     const PragmaDirective *Pragma =
-        Find.annotation(DirectiveKind::Systolic, Kernel);
+        Find.annotation(SystolicPass::Directive, Kernel);
     if (!Analysis && !Pragma)
       continue;
-    Candidate &C = Find.add(CandidateKind::Stencil, Kernel->getLocation());
+    Candidate &C = Find.add(SystolicPass::Stencil, Kernel->getLocation());
     C.Function = Kernel;
     C.Annotation = Pragma;
     C.Description = "kernel '" + Kernel->getNameAsString() + "': " +

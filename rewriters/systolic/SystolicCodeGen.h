@@ -21,7 +21,7 @@
 #ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICCODEGEN_H
 #define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICCODEGEN_H
 
-#include "analysis/SystolicModel.h"
+#include "rewriters/systolic/SystolicModel.h"
 #include "rewriters/systolic/SystolicPlan.h"
 #include <optional>
 #include <string>

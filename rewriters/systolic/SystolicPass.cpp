@@ -1,13 +1,13 @@
 //===- SystolicPass.cpp - Stencils as software systolic arrays ------------===//
 
 #include "rewriters/systolic/SystolicPass.h"
-#include "analysis/GpuSpec.h"
 #include "analysis/LaunchSites.h"
 #include "analysis/StencilAccess.h"
-#include "analysis/SystolicModel.h"
+#include "gpu/GpuSpec.h"
 #include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/systolic/SystolicCodeGen.h"
+#include "rewriters/systolic/SystolicModel.h"
 #include "rewriters/systolic/SystolicPlan.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
@@ -305,9 +305,36 @@ private:
 
 } // namespace
 
+namespace {
+std::string rowsPerThread(llvm::ArrayRef<unsigned> V) {
+  return V[0] <= 64 ? "" : "takes 1..64 rows per thread";
+}
+std::string threadsPerBlock(llvm::ArrayRef<unsigned> V) {
+  return V[0] % 32 == 0 && V[0] <= 1024
+             ? ""
+             : "takes a multiple of 32 between 32 and 1024 threads per block";
+}
+std::string columnsPerLane(llvm::ArrayRef<unsigned> V) {
+  return V[0] == 1 || V[0] == 2 || V[0] == 4
+             ? ""
+             : "takes 1, 2 or 4 columns per lane (a vector of at most 16 "
+               "bytes)";
+}
+const llvm::StringLiteral ZForms[] = {"stream", "shared"};
+const ClauseSpec SystolicClauses[] = {
+    {"p", ClauseArgs::PositiveInt, {}, rowsPerThread},
+    {"block", ClauseArgs::PositiveInt, {}, threadsPerBlock},
+    {"vector", ClauseArgs::PositiveInt, {}, columnsPerLane},
+    {"z", ClauseArgs::OneOf, ZForms}};
+} // namespace
+
+const DirectiveSpec SystolicPass::Directive = {"systolic", SystolicClauses,
+                                               PragmaTarget::Kernel};
+const CandidateKind SystolicPass::Stencil = {"stencil"};
+
 SystolicPass::SystolicPass()
     : Pass(Name, "stencils and convolutions as software systolic arrays (SSAM)",
-           {CandidateKind::Stencil}, {DirectiveKind::Systolic}) {}
+           {&Stencil}, {&Directive}) {}
 
 bool SystolicPass::rewrite(PassContext &Context, const PassWork &Work) const {
   SystolicRewriter R(Context, Work.LeftToOthers);

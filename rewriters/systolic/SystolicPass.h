@@ -20,6 +20,11 @@ namespace cuda_rewrite {
 class SystolicPass final : public Pass {
 public:
   static constexpr llvm::StringLiteral Name = "systolic";
+  /// `#pragma cuda_rewrite systolic [p(N)] [block(N)] [vector(N)]
+  /// [z(stream|shared)]`.
+  static const DirectiveSpec Directive;
+  /// A kernel reading at constant offsets.
+  static const CandidateKind Stencil;
   SystolicPass();
   void findCandidates(CandidateFinder &Find) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;

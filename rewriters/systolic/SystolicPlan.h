@@ -13,7 +13,7 @@
 #define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPLAN_H
 
 #include "analysis/StencilAccess.h"
-#include "analysis/SystolicModel.h"
+#include "rewriters/systolic/SystolicModel.h"
 #include "clang/AST/ASTContext.h"
 #include <array>
 #include <optional>

@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/CompilerArgs.h"
 #include "tool/FileProcessor.h"

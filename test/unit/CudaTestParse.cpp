@@ -1,6 +1,7 @@
 //===- CudaTestParse.cpp - Parse CUDA snippets in unit tests --------------===//
 
 #include "test/unit/CudaTestParse.h"
+#include "rewriters/PassManager.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -45,10 +46,11 @@ namespace {
 
 class PragmaAction : public ASTFrontendAction {
 public:
-  explicit PragmaAction(PragmaFn Fn) : Fn(std::move(Fn)) {}
+  PragmaAction(llvm::ArrayRef<const DirectiveSpec *> Table, PragmaFn Fn)
+      : Table(Table), Fn(std::move(Fn)) {}
   bool BeginSourceFileAction(CompilerInstance &CI) override {
     CI.getPreprocessor().AddPragmaHandler(
-        new CudaRewritePragmaHandler(Directives));
+        new CudaRewritePragmaHandler(Table, Directives));
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
@@ -64,6 +66,7 @@ public:
   }
 
 private:
+  llvm::ArrayRef<const DirectiveSpec *> Table;
   PragmaFn Fn;
   std::vector<PragmaDirective> Directives;
 };
@@ -71,14 +74,20 @@ private:
 } // namespace
 
 void parseCudaWithPragmas(llvm::StringRef Code, PragmaFn Fn) {
+  parseCudaWithPragmas(Code, registeredDirectives(), std::move(Fn));
+}
+
+void parseCudaWithPragmas(llvm::StringRef Code,
+                          llvm::ArrayRef<const DirectiveSpec *> Table,
+                          PragmaFn Fn) {
   llvm::Expected<CudaToolchain> TC = findCudaToolchain("", "sm_90");
   if (!TC) {
     ADD_FAILURE() << llvm::toString(TC.takeError());
     return;
   }
-  tooling::runToolOnCodeWithArgs(std::make_unique<PragmaAction>(std::move(Fn)),
-                                 Code, cudaParseArgs(*TC, CudaSide::Host),
-                                 "input.cu", "cuda-rewrite-unittest");
+  tooling::runToolOnCodeWithArgs(
+      std::make_unique<PragmaAction>(Table, std::move(Fn)), Code,
+      cudaParseArgs(*TC, CudaSide::Host), "input.cu", "cuda-rewrite-unittest");
 }
 
 } // namespace cuda_rewrite::test

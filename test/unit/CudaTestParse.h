@@ -34,6 +34,11 @@ using PragmaFn = std::function<void(clang::ASTContext &,
 /// installed), attaches its pragmas and calls \p Fn while the AST is alive.
 /// Errors, of the parse or of a pragma, are in the context's diagnostics.
 void parseCudaWithPragmas(llvm::StringRef Code, PragmaFn Fn);
+/// The same with the directives of \p Table (which must outlive the call)
+/// instead of the registered passes' (a pass kept in the tests).
+void parseCudaWithPragmas(llvm::StringRef Code,
+                          llvm::ArrayRef<const DirectiveSpec *> Table,
+                          PragmaFn Fn);
 
 } // namespace cuda_rewrite::test
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rewriters/fuse/FuseCostModel.h"
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 
 #include "llvm/Support/Error.h"
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
 //===- GpuSpecTest.cpp - Built-in GPU specs and the spec file format ------===//
 
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

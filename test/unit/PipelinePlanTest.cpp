@@ -13,6 +13,7 @@
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
 #include "rewriters/PassManager.h"
+#include "rewriters/pipeline/PipelinePass.h"
 #include "test/unit/CudaTestParse.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
@@ -147,7 +148,7 @@ const FunctionDecl *functionNamed(ASTContext &Ctx, llvm::StringRef Name) {
 StageGroupSizes groupSizes(const std::vector<Candidate> &Candidates) {
   StageGroupSizes Sizes;
   for (const Candidate &C : Candidates) {
-    if (C.Kind != CandidateKind::PipelineStage)
+    if (C.Kind != &PipelinePass::PipelineStage)
       continue;
     unsigned Threads = 1;
     if (const PragmaClause *T = C.Annotation->clause("threads"))
@@ -175,7 +176,7 @@ Planned plan(llvm::StringRef Code, const ExtraStages &Extra = {}) {
       Sizes[F->getCanonicalDecl()] = Threads;
     }
     for (const Candidate &C : Cands)
-      if (C.Kind == CandidateKind::PipelineEntry) {
+      if (C.Kind == &PipelinePass::PipelineEntry) {
         P = summarize(planPipeline(C, Sizes, Ctx), Ctx);
         return;
       }
@@ -1230,7 +1231,7 @@ __global__ void parent() { entry<<<1, 32>>>(); }
     ASSERT_NE(Parent, nullptr);
     const auto *Body = cast<CompoundStmt>(Parent->getBody());
     Candidate C;
-    C.Kind = CandidateKind::PipelineEntry;
+    C.Kind = &PipelinePass::PipelineEntry;
     C.Function = Parent;
     C.Statement = Body->body_front();
     PipelinePlanResult R = planPipeline(C, groupSizes(Cands), Ctx);
@@ -1255,7 +1256,7 @@ void host() { entry<<<1, 32>>>(); }
     const FunctionDecl *Host = functionNamed(Ctx, "host");
     ASSERT_NE(Host, nullptr);
     Candidate C;
-    C.Kind = CandidateKind::PipelineEntry;
+    C.Kind = &PipelinePass::PipelineEntry;
     C.Function = Host;
     C.Statement = cast<CompoundStmt>(Host->getBody())->body_front();
     Planned P = summarize(planPipeline(C, groupSizes(Cands), Ctx), Ctx);

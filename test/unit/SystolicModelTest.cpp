@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "analysis/SystolicModel.h"
-#include "analysis/GpuSpec.h"
+#include "rewriters/systolic/SystolicModel.h"
+#include "gpu/GpuSpec.h"
 
 #include "llvm/Support/Error.h"
 #include "gtest/gtest.h"

@@ -3,7 +3,7 @@
 // The cost models (systolic block sizes, fusion tiles, aggregation, pipeline
 // models) need the target's SM count, register file, shared memory, L2 and
 // bandwidth. `--gpu=<arch>` picks a built-in spec (datasheet figures);
-// `--gpu-spec=<file.json>` loads one that tool/probe/cuda-rewrite-probe.cu
+// `--gpu-spec=<file.json>` loads one that gpu/probe/cuda-rewrite-probe.cu
 // wrote on the GPU itself, with a measured copy bandwidth.
 //
 // JSON schema, version 1. The loader below and the probe both follow this
@@ -39,8 +39,8 @@
 //                                  bytes read plus bytes written, in 1e9 B/s
 //
 //===----------------------------------------------------------------------===//
-#ifndef CUDA_REWRITE_ANALYSIS_GPUSPEC_H
-#define CUDA_REWRITE_ANALYSIS_GPUSPEC_H
+#ifndef CUDA_REWRITE_GPU_GPUSPEC_H
+#define CUDA_REWRITE_GPU_GPUSPEC_H
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -125,4 +125,4 @@ std::string gpuSpecToJSON(const GpuSpec &Spec);
 
 } // namespace cuda_rewrite
 
-#endif // CUDA_REWRITE_ANALYSIS_GPUSPEC_H
+#endif // CUDA_REWRITE_GPU_GPUSPEC_H

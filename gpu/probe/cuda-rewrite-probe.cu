@@ -3,10 +3,10 @@
 // Run on the machine with the GPU; pass the file it writes to
 // `cuda-rewrite --gpu-spec=<file.json>` on the machine with the tool:
 //
-//   nvcc -O2 -arch=sm_90 -o probe tool/probe/cuda-rewrite-probe.cu
+//   nvcc -O2 -arch=sm_90 -o probe gpu/probe/cuda-rewrite-probe.cu
 //   ./probe [--device=N] [out.json]          # no file: JSON on stdout
 //
-// The JSON follows the schema comment in analysis/GpuSpec.h, key for key and
+// The JSON follows the schema comment in gpu/GpuSpec.h, key for key and
 // in the same order (keep them in step). The device's figures come from
 // cudaGetDeviceProperties; the copy bandwidth is measured, because the
 // datasheet's DRAM peak is never reached and the cost models and bench/
@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
   size_t CopyBytes = size_t(1) << 30;
   double CopyGBps = measureCopyGBps(CopyBytes);
 
-  // Key order and names: the schema in analysis/GpuSpec.h.
+  // Key order and names: the schema in gpu/GpuSpec.h.
   struct Field {
     const char *Key;
     unsigned long long Value;

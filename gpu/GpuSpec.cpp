@@ -1,6 +1,6 @@
 //===- GpuSpec.cpp - The target GPU's figures for the cost models ---------===//
 
-#include "analysis/GpuSpec.h"
+#include "gpu/GpuSpec.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,7 +1,7 @@
 //===- SystolicModel.cpp - Choosing P and the block size for SSAM ---------===//
 
-#include "analysis/SystolicModel.h"
-#include "analysis/GpuSpec.h"
+#include "rewriters/systolic/SystolicModel.h"
+#include "gpu/GpuSpec.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <vector>

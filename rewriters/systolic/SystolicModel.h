@@ -17,8 +17,8 @@
 // Both rules were checked by a sweep of P on an H200 (bench/RESULTS.md).
 //
 //===----------------------------------------------------------------------===//
-#ifndef CUDA_REWRITE_ANALYSIS_SYSTOLICMODEL_H
-#define CUDA_REWRITE_ANALYSIS_SYSTOLICMODEL_H
+#ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICMODEL_H
+#define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICMODEL_H
 
 #include <optional>
 #include <string>
