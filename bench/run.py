@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBE_SOURCE = ROOT / "tool" / "probe" / "cuda-rewrite-probe.cu"
+PROBE_SOURCE = ROOT / "gpu" / "probe" / "cuda-rewrite-probe.cu"
 
 # Rewritten variants per pass, in table order: the folders under
 # --rewritten-dir that bench/stage.sh writes (keep in step with variants_of
