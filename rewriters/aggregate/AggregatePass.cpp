@@ -230,8 +230,8 @@ private:
               "which the pool reset before it would evaluate "
               "again");
     ChildKernelInfo Info = analyzeChildKernel(*Child);
-    if (!Info.Refusal.empty())
-      return refuse(C, Info.Refusal);
+    if (Info.Refused)
+      return refuse(C, Info.Refused->Reason);
     if (const Expr *Stream = launchConfigArg(Call, 3))
       if (!Stream->isNullPointerConstant(Ctx,
                                          Expr::NPC_ValueDependentIsNotNull))

@@ -131,13 +131,13 @@ public:
     const SourceManager &SM = Callee->getASTContext().getSourceManager();
     if (Callee->hasBody() && !SM.isInSystemHeader(Callee->getLocation()))
       scanBody(*Callee->getDefinition(), /*IsChild=*/false);
-    return Info.Refusal.empty();
+    return !Info.Refused;
   }
 
 private:
   void refuse(const std::string &Reason) {
-    if (Info.Refusal.empty())
-      Info.Refusal = Reason;
+    if (!Info.Refused)
+      Info.Refused = Refusal{Reason, {}};
   }
 
   ChildKernelInfo &Info;
@@ -151,17 +151,19 @@ private:
 ChildKernelInfo analyzeChildKernel(const FunctionDecl &Child) {
   ChildKernelInfo Info;
   if (Child.isTemplated() || Child.isTemplateInstantiation()) {
-    Info.Refusal = "the child kernel is a template";
+    Info.Refused = Refusal{"the child kernel is a template", {}};
     return Info;
   }
   const FunctionDecl *Definition = Child.getDefinition();
   if (!Definition) {
-    Info.Refusal = "the child kernel's definition is not in this file";
+    Info.Refused =
+        Refusal{"the child kernel's definition is not in this file", {}};
     return Info;
   }
   for (const ParmVarDecl *Param : Definition->parameters())
     if (Param->hasDefaultArg()) {
-      Info.Refusal = "the child kernel has default arguments";
+      Info.Refused = Refusal{"the child kernel has default arguments",
+                             Param->getLocation()};
       return Info;
     }
   ChildScanner(Info).scanBody(*Definition, /*IsChild=*/true);

@@ -12,14 +12,16 @@
 #ifndef CUDA_REWRITE_REWRITERS_AGGREGATE_CHILDKERNEL_H
 #define CUDA_REWRITE_REWRITERS_AGGREGATE_CHILDKERNEL_H
 
+#include "analysis/Refusal.h"
 #include "clang/AST/Decl.h"
+#include <optional>
 #include <string>
 
 namespace cuda_rewrite {
 
 struct ChildKernelInfo {
-  /// Why the child cannot be aggregated; empty if it can.
-  std::string Refusal;
+  /// Why the child cannot be aggregated; none if it can.
+  std::optional<Refusal> Refused;
   /// The body (or a function it calls) waits at a block barrier.
   bool HasBarriers = false;
   /// The body (or a function it calls) declares __shared__ memory.

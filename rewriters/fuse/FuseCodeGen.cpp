@@ -101,7 +101,7 @@ public:
         continue;
       std::string F = pointFunction(I);
       if (F.empty()) {
-        Code.Why = Why;
+        Code.Refused = Refusal{Why, {}};
         return Code;
       }
       Stages += F + "\n";
@@ -1299,7 +1299,7 @@ FuseCode generateFusedGroup(const FuseGroup &G, const FuseTile &T,
                             const std::string &Name, const std::string &Where,
                             ASTContext &Ctx) {
   FuseCode Code = GroupWriter(G, T, Name, Ctx).run(Where);
-  if (Code.Why.empty())
+  if (!Code.Refused)
     Code.Definitions = formatLLVMStyle(Code.Definitions);
   return Code;
 }

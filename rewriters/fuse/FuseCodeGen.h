@@ -23,6 +23,7 @@
 
 #include "rewriters/fuse/FusePlan.h"
 #include "clang/AST/ASTContext.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,8 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
 struct FuseCode {
   std::string Definitions; ///< The namespace, to go before the host function.
   std::string Call;        ///< `fused_a_to_b::launch(grid, block, ...)`.
-  std::string Why;         ///< Why no code could be generated, if so.
+  /// Why no code could be generated, if so.
+  std::optional<Refusal> Refused;
   unsigned SharedBytesPerWarp = 0;
   /// Constant tables copied to shared memory once per block
   /// (StagedTables.h), and their bytes.

@@ -44,16 +44,16 @@ public:
     FuseClauses Clauses = parseFuseClauses(C);
     std::vector<CostConfig> Candidates = fuseCandidates(Clauses);
     StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
-    std::string Why;
     // While logging for the calibration, the groups are the maximal runs:
     // the calibration sweep measures the model's terms against fixed
     // groups (bench/experiments/fuse_cost_terms.sh).
-    FusePlan Plan =
-        planFusion(Graph, Ctx, Why,
+    PlanOrRefusal<FusePlan> Planned =
+        planFusion(Graph, Ctx,
                    costLogPath() ? GroupCostFn()
                                  : fuseGroupCost(Ctx, Context.Gpu, Candidates));
-    if (!Why.empty())
-      return refuse(C, Why);
+    if (!Planned)
+      return refuse(C, Planned.Refused.Reason);
+    FusePlan Plan = std::move(*Planned.Plan);
     for (const UnfusedStage &U : Plan.Unfused)
       Context.Remark.refusedPart(Graph.Stages[U.Index].Launch->getBeginLoc(),
                                  FusePass::Name,
@@ -223,8 +223,8 @@ private:
       Name += "_" + std::to_string(SM.getPresumedLineNumber(First));
     Names.insert(Name);
     FuseCode Code = generateFusedGroup(G, T, Name, Where, Ctx);
-    if (!Code.Why.empty())
-      return refuse(C, Code.Why);
+    if (Code.Refused)
+      return refuse(C, Code.Refused->Reason);
     unsigned Bytes = Code.SharedBytesPerWarp * T.Warps + Code.StagedBytes;
     if (Bytes > 48 * 1024)
       return refuse(C, llvm::formatv("the group of '{0}' needs {1} bytes of "

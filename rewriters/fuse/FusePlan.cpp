@@ -1474,13 +1474,11 @@ std::vector<unsigned> consumersNextOrder(const StageGraph &Graph) {
   return Order;
 }
 
-FusePlan planFusion(const StageGraph &Graph, ASTContext &Ctx, std::string &Why,
-                    GroupCostFn GroupCost) {
-  if (!Graph.Problems.empty()) {
-    Why = Graph.Problems.front();
-    return {};
-  }
-  return Planner(Graph, Ctx, GroupCost).run();
+PlanOrRefusal<FusePlan> planFusion(const StageGraph &Graph, ASTContext &Ctx,
+                                   GroupCostFn GroupCost) {
+  if (!Graph.Problems.empty())
+    return PlanOrRefusal<FusePlan>::refuse(Graph.Problems.front());
+  return PlanOrRefusal<FusePlan>::accept(Planner(Graph, Ctx, GroupCost).run());
 }
 
 } // namespace cuda_rewrite

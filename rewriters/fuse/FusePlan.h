@@ -33,6 +33,7 @@
 #ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSEPLAN_H
 #define CUDA_REWRITE_REWRITERS_FUSE_FUSEPLAN_H
 
+#include "analysis/Refusal.h"
 #include "analysis/StageAccess.h"
 #include "analysis/StageGraph.h"
 #include <functional>
@@ -209,10 +210,11 @@ using GroupCostFn = std::function<std::optional<double>(const FuseGroup &G)>;
 /// alone may join, at its end, the group that produces what it reads, or,
 /// at its start, the group that reads what it produces, where nothing
 /// placed in between is ordered with it and it costs no more. Without a cost,
-/// the launch order's fewest kernels. \p Why receives a reason when the block
-/// cannot be rewritten at all.
-FusePlan planFusion(const StageGraph &Graph, clang::ASTContext &Ctx,
-                    std::string &Why, GroupCostFn GroupCost = nullptr);
+/// the launch order's fewest kernels. Refused when the block cannot be
+/// rewritten at all.
+PlanOrRefusal<FusePlan> planFusion(const StageGraph &Graph,
+                                   clang::ASTContext &Ctx,
+                                   GroupCostFn GroupCost = nullptr);
 
 /// Whether evaluating \p E does nothing but compute its value: no
 /// assignments, increments or volatile reads, constructors only trivial or

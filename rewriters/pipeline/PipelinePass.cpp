@@ -33,7 +33,7 @@ public:
     if (!Planned.Plan) {
       Context.Remark.refused(C, PipelinePass::Name,
                              "cannot run the pipeline from queues: " +
-                                 Planned.Refusal);
+                                 Planned.Refused.Reason);
       return true;
     }
     const PipelinePlan &Plan = *Planned.Plan;

@@ -275,7 +275,7 @@ public:
     PipelinePlanResult Result;
     if (!findLaunch() || !readClauses() || !collectStages() ||
         !checkPlacement()) {
-      Result.Refusal = Why;
+      Result.Refused.Reason = Why;
       return Result;
     }
     Plan.Pins = std::move(Pins);

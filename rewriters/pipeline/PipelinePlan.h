@@ -12,6 +12,7 @@
 
 #include "analysis/Candidates.h"
 #include "analysis/ConfigPins.h"
+#include "analysis/Refusal.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
@@ -65,10 +66,7 @@ struct PipelinePlan {
   bool hasCycles() const;
 };
 
-struct PipelinePlanResult {
-  std::optional<PipelinePlan> Plan;
-  std::string Refusal;
-};
+using PipelinePlanResult = PlanOrRefusal<PipelinePlan>;
 
 /// Stage functions of the file and their threads(n).
 using StageGroupSizes = llvm::DenseMap<const clang::FunctionDecl *, unsigned>;

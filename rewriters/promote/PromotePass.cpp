@@ -33,7 +33,8 @@ public:
         planPromotion(*C.Function, Variant, Launches, Ctx);
     if (!Planned.Plan)
       return refuse(C, "cannot promote '" + C.Function->getNameAsString() +
-                           "' (" + Variant.name() + "): " + Planned.Refusal);
+                           "' (" + Variant.name() +
+                           "): " + Planned.Refused.Reason);
     const PromotePlan &Plan = *Planned.Plan;
     std::string Code = generatePromotedCode(Plan, Ctx);
     const FunctionDecl *Def = C.Function->getDefinition();

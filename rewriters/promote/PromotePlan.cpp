@@ -211,9 +211,9 @@ public:
   PromotePlanResult run() {
     std::string Why = plan();
     if (!Why.empty())
-      return {std::nullopt, Why};
+      return PromotePlanResult::refuse(Why);
     Plan.Pins = std::move(Pins);
-    return {std::move(Plan), ""};
+    return PromotePlanResult::accept(std::move(Plan));
   }
 
 private:

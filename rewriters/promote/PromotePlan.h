@@ -15,6 +15,7 @@
 
 #include "analysis/ConfigPins.h"
 #include "analysis/LaunchSites.h"
+#include "analysis/Refusal.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
 #include <optional>
@@ -94,10 +95,7 @@ struct PromotePlan {
   bool hasPostponed() const;
 };
 
-struct PromotePlanResult {
-  std::optional<PromotePlan> Plan;
-  std::string Refusal;
-};
+using PromotePlanResult = PlanOrRefusal<PromotePlan>;
 
 /// Plans the promotion of \p Kernel as \p Variant; \p Launches are the
 /// file's launch sites.

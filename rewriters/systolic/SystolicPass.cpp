@@ -38,7 +38,7 @@ public:
       return refuse(C, "no stencil shape: " + Analysis.Refusal);
     SystolicPlanResult Planned = planSystolic(*Analysis.Shape, Ctx);
     if (!Planned.Plan)
-      return refuse(C, Planned.Refusal);
+      return refuse(C, Planned.Refused.Reason);
     const SystolicPlan &Plan = *Planned.Plan;
     if (std::string Why = signatureProblem(Kernel); !Why.empty())
       return refuse(C, Why);

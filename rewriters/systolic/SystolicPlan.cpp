@@ -38,7 +38,7 @@ public:
   SystolicPlanResult run() {
     SystolicPlanResult R;
     if (!checkShape() || !checkGuard() || !planTaps()) {
-      R.Refusal = Refusal;
+      R.Refused.Reason = Refusal;
       return R;
     }
     planReads();

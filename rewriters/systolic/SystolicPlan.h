@@ -12,6 +12,7 @@
 #ifndef CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPLAN_H
 #define CUDA_REWRITE_REWRITERS_SYSTOLIC_SYSTOLICPLAN_H
 
+#include "analysis/Refusal.h"
 #include "analysis/StencilAccess.h"
 #include "rewriters/systolic/SystolicModel.h"
 #include "clang/AST/ASTContext.h"
@@ -120,10 +121,7 @@ struct SystolicPlan {
   }
 };
 
-struct SystolicPlanResult {
-  std::optional<SystolicPlan> Plan;
-  std::string Refusal;
-};
+using SystolicPlanResult = PlanOrRefusal<SystolicPlan>;
 
 /// The plan for \p Shape, or why the SSAM form would not compute exactly
 /// what the kernel does.

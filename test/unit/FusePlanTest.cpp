@@ -95,7 +95,12 @@ Planned plan(const std::string &Run, GroupCostFn GroupCost = nullptr) {
   for (const Stmt *S : cast<CompoundStmt>(F->getBody())->body())
     if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
       StageGraph G = buildStageGraph(*Block, *F, P.AST->getASTContext());
-      P.Plan = planFusion(G, P.AST->getASTContext(), P.Why, GroupCost);
+      PlanOrRefusal<FusePlan> R =
+          planFusion(G, P.AST->getASTContext(), GroupCost);
+      if (R)
+        P.Plan = std::move(*R.Plan);
+      else
+        P.Why = R.Refused.Reason;
       break;
     }
   return P;

@@ -85,7 +85,7 @@ std::string text(const ASTContext &Ctx, SourceRange R) {
 Planned summarize(const PipelinePlanResult &R, const ASTContext &Ctx) {
   Planned P;
   P.Ran = true;
-  P.Refusal = R.Refusal;
+  P.Refusal = R.Refused.Reason;
   if (!R.Plan)
     return P;
   const PipelinePlan &Plan = *R.Plan;
@@ -1236,9 +1236,10 @@ __global__ void parent() { entry<<<1, 32>>>(); }
     C.Statement = Body->body_front();
     PipelinePlanResult R = planPipeline(C, groupSizes(Cands), Ctx);
     EXPECT_FALSE(R.Plan.has_value());
-    EXPECT_NE(R.Refusal.find("the pipeline is launched from device code"),
-              std::string::npos)
-        << R.Refusal;
+    EXPECT_NE(
+        R.Refused.Reason.find("the pipeline is launched from device code"),
+        std::string::npos)
+        << R.Refused.Reason;
     Ran = true;
   });
   EXPECT_TRUE(Ran);

@@ -73,8 +73,8 @@ const PromoteBuffer *buffer(const PromotePlan &Plan, llvm::StringRef Name) {
   do {                                                                         \
     ASSERT_TRUE((P).Parsed);                                                   \
     EXPECT_FALSE((P).Result.Plan.has_value());                                 \
-    EXPECT_NE((P).Result.Refusal.find(Why), std::string::npos)                 \
-        << "refusal: " << (P).Result.Refusal;                                  \
+    EXPECT_NE((P).Result.Refused.Reason.find(Why), std::string::npos)          \
+        << "refusal: " << (P).Result.Refused.Reason;                           \
   } while (0)
 
 /// Expects a plan (and no refusal).
@@ -82,8 +82,8 @@ const PromoteBuffer *buffer(const PromotePlan &Plan, llvm::StringRef Name) {
   do {                                                                         \
     ASSERT_TRUE((P).Parsed);                                                   \
     ASSERT_TRUE((P).Result.Plan.has_value())                                   \
-        << "refused: " << (P).Result.Refusal;                                  \
-    EXPECT_EQ((P).Result.Refusal, "");                                         \
+        << "refused: " << (P).Result.Refused.Reason;                           \
+    EXPECT_EQ((P).Result.Refused.Reason, "");                                  \
   } while (0)
 
 /// The compaction chain of test/lit/promote/variants.cu: `in`, `out`,

@@ -3,6 +3,7 @@
 #include "test/unit/example/BoundPass.h"
 #include "analysis/ConfigPins.h"
 #include "analysis/LaunchSites.h"
+#include "analysis/Refusal.h"
 #include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/SourceLines.h"
 
@@ -38,33 +39,53 @@ void BoundPass::findCandidates(CandidateFinder &Find) const {
   }
 }
 
+namespace {
+
+/// What the rewrite of one kernel needs: its bound, and the values the
+/// bound was read from that another build could define otherwise.
+struct BoundPlan {
+  uint64_t Threads = 0;
+  ConfigPins Pins;
+};
+
+/// Legality: every launch of the kernel has a constant block, none larger
+/// than the bound (the clause's, else the largest of them).
+PlanOrRefusal<BoundPlan> planBound(const Candidate &C,
+                                   llvm::ArrayRef<LaunchSite> Launches,
+                                   const clang::ASTContext &Ctx) {
+  BoundPlan Plan;
+  std::optional<uint64_t> Largest =
+      largestBlockThreads(Ctx, Launches, *C.Function, Plan.Pins);
+  if (!Largest)
+    return PlanOrRefusal<BoundPlan>::refuse(
+        "a launch of it has a block size that is not a constant (or it has "
+        "no launch)");
+  Plan.Threads = *Largest;
+  if (const PragmaClause *Threads =
+          C.Annotation ? C.Annotation->clause("threads") : nullptr) {
+    Plan.Threads = std::stoull(Threads->Args[0]);
+    if (*Largest > Plan.Threads)
+      return PlanOrRefusal<BoundPlan>::refuse(
+          "a launch of it uses " + std::to_string(*Largest) +
+              " threads per block, more than threads(" + Threads->Args[0] + ")",
+          Threads->Loc);
+  }
+  return PlanOrRefusal<BoundPlan>::accept(std::move(Plan));
+}
+
+} // namespace
+
 bool BoundPass::rewrite(PassContext &Context, const PassWork &Work) const {
   std::vector<LaunchSite> Launches = findLaunchSites(Context.Ctx);
   for (const Candidate *C : Work.Candidates) {
     const clang::FunctionDecl &Kernel = *C->Function;
-    // Plan: the largest block of the kernel's launches, all constant.
-    ConfigPins Pins;
-    std::optional<uint64_t> Largest =
-        largestBlockThreads(Context.Ctx, Launches, Kernel, Pins);
-    if (!Largest) {
-      Context.Remark.refused(*C, Name,
-                             "a launch of it has a block size that is not a "
-                             "constant (or it has no launch)");
+    PlanOrRefusal<BoundPlan> Planned = planBound(*C, Launches, Context.Ctx);
+    if (!Planned) {
+      Context.Remark.refused(*C, Name, Planned.Refused.Reason);
       continue;
     }
-    uint64_t Bound = *Largest;
-    if (const PragmaClause *Threads =
-            C->Annotation ? C->Annotation->clause("threads") : nullptr) {
-      Bound = std::stoull(Threads->Args[0]);
-      if (*Largest > Bound) {
-        Context.Remark.refused(*C, Name,
-                               "a launch of it uses " +
-                                   std::to_string(*Largest) +
-                                   " threads per block, more than threads(" +
-                                   Threads->Args[0] + ")");
-        continue;
-      }
-    }
+    uint64_t Bound = Planned.Plan->Threads;
+    const ConfigPins &Pins = Planned.Plan->Pins;
     // Generate: the attribute before the kernel's name, the pins after
     // the last function that launches it.
     std::string Attribute = "__launch_bounds__(" + std::to_string(Bound) + ") ";
