@@ -5,9 +5,8 @@
 // grammar of its directive (each pass defines its own directives: their
 // clauses and what they must precede), attached after parsing to the
 // statement or declaration that follows it, and validated against that
-// target. Every
-// problem is a clang diagnostic that points at the pragma or at the
-// offending clause.
+// target. Every problem is a clang diagnostic that points at the pragma or
+// at the offending clause.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_PRAGMAS_H
