@@ -6,6 +6,7 @@
 #include "analysis/Pragmas.h"
 #include "rewriters/PassManager.h"
 #include "rewriters/common/EditSet.h"
+#include "rewriters/common/GeneratedLayout.h"
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/LineDirectives.h"
@@ -337,6 +338,25 @@ Error mergeEdits(tooling::Replacements &Into,
   return Error::success();
 }
 
+/// \p Edits with their generated text laid out in the file's clang-format
+/// style; LLVM's, with a warning in \p Diagnostics, where the file's style
+/// cannot be read.
+Expected<tooling::Replacements> layOut(const RewrittenFile &Output,
+                                       const tooling::Replacements &Edits,
+                                       StringRef Path,
+                                       std::string &Diagnostics) {
+  Expected<format::FormatStyle> Style =
+      generatedCodeStyle(Output.AbsolutePath, Output.Original);
+  if (!Style) {
+    Diagnostics += Path.str() +
+                   ": warning: generated code laid out in LLVM style: " +
+                   toString(Style.takeError()) + "\n";
+    Style = format::getLLVMStyle();
+  }
+  return layOutGeneratedCode(Output.Original, Edits, *Style,
+                             Output.AbsolutePath);
+}
+
 } // namespace
 
 FileResult processFile(const ToolOptions &Opts,
@@ -408,6 +428,15 @@ FileResult processFile(const ToolOptions &Opts,
   }
 
   Result.Output.Original = std::move(Host.MainFileText);
+  Expected<tooling::Replacements> LaidOut =
+      layOut(Result.Output, Edits, Path, Result.Diagnostics);
+  if (!LaidOut) {
+    Result.Failed = true;
+    Result.Diagnostics += Path.str() + ": error: cannot lay out the edits: " +
+                          toString(LaidOut.takeError()) + "\n";
+    return Result;
+  }
+  Edits = std::move(*LaidOut);
   Expected<std::string> Rewritten =
       Opts.LineDirectives
           ? applyWithLineDirectives(Result.Output.Original, Edits,

@@ -1,6 +1,7 @@
 //===- AggregateCodeGen.cpp - Text of the aggregate pass's code -----------===//
 
 #include "rewriters/aggregate/AggregateCodeGen.h"
+#include "rewriters/common/GeneratedLayout.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Stmt.h"
@@ -61,44 +62,6 @@ std::string declareParam(const ParmVarDecl &P) {
   Policy.SuppressTagKeyword = true;
   P.getType().print(OS, Policy, P.getName());
   return Text;
-}
-
-/// Args packed greedily into lines of at most 80 columns, each line
-/// starting with \p Pad; the first line continues \p Head.
-static std::string packArgs(std::string Head, const std::string &Pad,
-                            const std::vector<std::string> &Args,
-                            StringRef Close) {
-  std::string Text, Line = std::move(Head);
-  for (size_t I = 0; I < Args.size(); ++I) {
-    std::string Piece = Args[I] + (I + 1 < Args.size() ? "," : Close.str());
-    bool AtLineStart = Line.size() == Pad.size() || Line.back() == '(';
-    if (!AtLineStart && Line.size() + 1 + Piece.size() > 80) {
-      Text += Line + "\n";
-      Line = Pad;
-      AtLineStart = true;
-    }
-    Line += (AtLineStart ? "" : " ") + Piece;
-  }
-  return Text + Line;
-}
-
-std::string wrapCall(StringRef Prefix, const std::vector<std::string> &Args,
-                     StringRef Suffix, unsigned Indent) {
-  std::string Pad(Indent, ' ');
-  std::string Close = ")" + Suffix.str();
-  std::string OneLine = Pad + Prefix.str() + "(" + join(Args, ", ") + Close;
-  if (OneLine.size() <= 80 || Args.empty())
-    return OneLine;
-  // Aligned after the parenthesis, as clang-format does, if that fits;
-  // else on the next lines with a continuation indent of four.
-  std::string Align(Indent + Prefix.size() + 1, ' ');
-  size_t Longest = 0;
-  for (const std::string &Arg : Args)
-    Longest = std::max(Longest, Arg.size());
-  if (Align.size() + Longest + Close.size() <= 80)
-    return packArgs(Pad + Prefix.str() + "(", Align, Args, Close);
-  return Pad + Prefix.str() + "(\n" +
-         packArgs(Pad + "    ", Pad + "    ", Args, Close);
 }
 
 static std::vector<std::string>
@@ -203,7 +166,7 @@ static std::string aggregatedKernelHead(const AggregatedChild &A) {
 std::string generateAggregatedKernelDeclaration(const AggregatedChild &A) {
   return "\n// cuda-rewrite (aggregate): '" + A.Child->getNameAsString() +
          "' for aggregated launches, defined below.\n" +
-         wrapCall(aggregatedKernelHead(A), aggregatedKernelParams(A), ";") +
+         callText(aggregatedKernelHead(A), aggregatedKernelParams(A)) + ";" +
          "\n";
 }
 
@@ -222,13 +185,9 @@ std::string generateAggregatedKernel(const AggregatedChild &A,
   if (AsParent)
     Text += "// Its own launches are aggregated too: every thread, active or "
             "not, takes part\n// in gathering them after the body.\n";
-  Text +=
-      wrapCall(aggregatedKernelHead(A), aggregatedKernelParams(A), " {") + "\n";
-  std::string Self =
-      "cuda_rewrite::originalLaunch<" + A.argsStruct() + ">(cr_launches);";
-  Text += Self.size() + 23 <= 80
-              ? "  const auto cr_self = " + Self + "\n"
-              : "  const auto cr_self =\n      " + Self + "\n";
+  Text += callText(aggregatedKernelHead(A), aggregatedKernelParams(A)) + " {\n";
+  Text += "  const auto cr_self = cuda_rewrite::originalLaunch<" +
+          A.argsStruct() + ">(cr_launches);\n";
   if (AsParent) {
     Text += AsParent->Decls + "  if (cr_self.active) {\n" +
             shadowBuiltins(A.Info, "    ") + perLaunchLocals(A, "    ") +
@@ -246,7 +205,7 @@ std::string generateAggregatedKernel(const AggregatedChild &A,
 }
 
 std::string ParentCode::indentedBodyCall(unsigned Indent) const {
-  return wrapCall(BodyName, BodyArgs, ";", Indent);
+  return std::string(Indent, ' ') + callText(BodyName, BodyArgs) + ";";
 }
 
 /// The part the warp and block helpers share: the launch, and its check.
@@ -259,12 +218,12 @@ static std::string launchAndCheck(const AggregatedChild &A) {
          "    dim3 cr_aggregated_grid, cr_aggregated_block;\n"
          "    cr_launch.configure(/*packable=*/" +
          std::string(Packable ? "true" : "false") +
-         ", cr_aggregated_grid,\n"
-         "                        cr_aggregated_block);\n    " +
-         A.kernelName() + "<<<cr_aggregated_grid, cr_aggregated_block,\n" +
-         std::string(A.kernelName().size() + 7, ' ') +
-         "cr_launch.sharedBytes>>>(\n" +
-         packArgs("        ", "        ", Args, ");") +
+         ", cr_aggregated_grid, cr_aggregated_block);\n" + "    " +
+         callText(A.kernelName() +
+                      "<<<cr_aggregated_grid, cr_aggregated_block, "
+                      "cr_launch.sharedBytes>>>",
+                  Args) +
+         ";" +
          "\n    cuda_rewrite::checkAggregatedLaunch(__FILE__, cr_line);\n  "
          "}\n}\n";
 }
@@ -280,9 +239,9 @@ std::string generateWarpHelper(const AggregatedChild &A) {
          "warp that reach\n// a launch of '" +
          A.Child->getNameAsString() + "' together make one launch of " +
          A.kernelName() + ".\n" +
-         wrapCall("__device__ void " + A.warpHelper(), Params, " {") +
-         "\n  auto cr_launch = cuda_rewrite::gatherWarpLaunches(\n"
-         "      cr_grid, cr_block, cr_shared, cr_args, __FILE__, cr_line);\n" +
+         callText("__device__ void " + A.warpHelper(), Params) + " {" +
+         "\n  auto cr_launch = cuda_rewrite::gatherWarpLaunches("
+         "cr_grid, cr_block, cr_shared, cr_args, __FILE__, cr_line);\n" +
          launchAndCheck(A);
 }
 
@@ -301,8 +260,8 @@ static std::string pendingHelper(const AggregatedChild &A,
     Params.push_back("unsigned cr_site");
   Params.push_back("int cr_line");
   return Comment + "template <typename Pending>\n" +
-         wrapCall("__device__ void " + Name, Params, " {") +
-         "\n  auto cr_launch =\n      cuda_rewrite::" + Gather.str() +
+         callText("__device__ void " + Name, Params) + " {" +
+         "\n  auto cr_launch = cuda_rewrite::" + Gather.str() +
          (PerSite ? "(cr_pending, cr_site, __FILE__, cr_line);\n"
                   : "(cr_pending, __FILE__, cr_line);\n") +
          launchAndCheck(A);

@@ -81,12 +81,6 @@ std::string generateGridHelper(const AggregatedChild &A);
 /// `T name` for a parameter, as it is declared.
 std::string declareParam(const clang::ParmVarDecl &P);
 
-/// `prefix(a, b, c)` on one line if it fits in 80 columns, else one
-/// argument per line aligned after the parenthesis.
-std::string wrapCall(llvm::StringRef Prefix,
-                     const std::vector<std::string> &Args,
-                     llvm::StringRef Suffix, unsigned Indent = 0);
-
 } // namespace cuda_rewrite
 
 #endif

@@ -8,6 +8,7 @@
 #include "rewriters/aggregate/ChildKernel.h"
 #include "rewriters/aggregate/DeviceMalloc.h"
 #include "rewriters/common/GeneratedCode.h"
+#include "rewriters/common/GeneratedLayout.h"
 #include "rewriters/common/SourceLines.h"
 
 #include "clang/AST/Attr.h"
@@ -741,9 +742,10 @@ private:
         FlushArgs.push_back(std::to_string(I)); // The site's grid table.
       FlushArgs.push_back("__LINE__");
       Flushes +=
-          wrapCall(S.G == Granularity::Block ? A.blockHelper() : A.gridHelper(),
-                   FlushArgs, ";", 2) +
-          "\n";
+          "  " +
+          callText(S.G == Granularity::Block ? A.blockHelper() : A.gridHelper(),
+                   FlushArgs) +
+          ";\n";
 
       std::vector<std::string> Request = configValues(S);
       Request.push_back(argsValue(S, A));
@@ -786,22 +788,11 @@ private:
               NameLoc);
     if (!Ok)
       return false;
-    // The added parameters continue the list as it is laid out: on one line,
-    // or one per line aligned after the '('.
-    size_t Column = std::string(kBodyPrefix).size() + BodyName.size() + 1;
     SourceLocation RParen = Parent->getFunctionTypeLoc().getRParenLoc();
-    // A list on one line continues on the next lines if it would not fit.
-    bool MultiLine =
-        SM.getExpansionLineNumber(RParen) !=
-            SM.getExpansionLineNumber(Parent->getLocation()) ||
-        Column + ParamText.size() + 2 + join(Pending, ", ").size() > 80;
-    std::string Separator =
-        MultiLine ? ",\n" + std::string(Column, ' ') : std::string(", ");
-    std::string Extra = join(Pending, Separator);
-    if (!check(Context.Edits.insertBefore(
-                   RParen, (Parent->getNumParams() ? Separator : "") + Extra),
-               RParen) ||
-        !realignParameters(Parent, Column))
+    if (!check(Context.Edits.insertBefore(RParen,
+                                          (Parent->getNumParams() ? ", " : "") +
+                                              join(Pending, ", ")),
+               RParen))
       return false;
 
     ParentCode Code{Decls, BodyName, ParamNames, Flushes};
@@ -886,34 +877,6 @@ private:
     if (!HostLaunches)
       HostLaunches = findLaunchSites(Ctx);
     return pinPlaceAfterLaunches(Ctx, *HostLaunches, *Parent);
-  }
-
-  /// Parameters continued on further lines and aligned after the '(' stay
-  /// aligned after the body function's longer name: their indentation
-  /// becomes \p Column.
-  bool realignParameters(const FunctionDecl *F, size_t Column) {
-    SourceLocation LParen = F->getFunctionTypeLoc().getLParenLoc();
-    SourceLocation RParen = F->getFunctionTypeLoc().getRParenLoc();
-    if (LParen.isMacroID() || RParen.isMacroID())
-      return true;
-    unsigned Old = SM.getSpellingColumnNumber(LParen); // 1-based: '(' + 1.
-    StringRef Buffer = SM.getBufferData(SM.getMainFileID());
-    unsigned Begin = SM.getFileOffset(LParen), End = SM.getFileOffset(RParen);
-    for (size_t NL = Buffer.find('\n', Begin); NL < End;
-         NL = Buffer.find('\n', NL + 1)) {
-      size_t Indent = Buffer.find_first_not_of(' ', NL + 1) - (NL + 1);
-      if (Indent != Old)
-        continue;
-      SourceLocation LineStart =
-          SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(NL + 1);
-      if (!check(Context.Edits.replace(
-                     CharSourceRange::getCharRange(
-                         LineStart, LineStart.getLocWithOffset(Indent)),
-                     std::string(Column, ' ')),
-                 LineStart))
-        return false;
-    }
-    return true;
   }
 
   /// The cudaMalloc calls of each rewritten parent: per block where its

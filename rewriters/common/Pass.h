@@ -118,8 +118,10 @@ bool includeRuntimeHeader(PassContext &Context, llvm::StringRef Header,
                           clang::SourceLocation Loc, llvm::StringRef Pass);
 
 /// The line of the main file's first declaration, where the rewritten-file
-/// marker and the runtime includes go; invalid when the file declares
-/// nothing.
+/// marker and the runtime includes go; where that declaration lies inside
+/// conditional blocks (`#ifdef LARGE ... #else`), the line of the outermost
+/// one's `#if`, so that every configuration includes them. Invalid when the
+/// file declares nothing.
 clang::SourceLocation firstDeclarationLine(const clang::ASTContext &Ctx);
 
 } // namespace cuda_rewrite

@@ -26,11 +26,6 @@ struct TextEdit {
 std::string applyTextEdits(llvm::StringRef Buffer, unsigned Begin, unsigned End,
                            std::vector<TextEdit> Edits);
 
-/// \p Code laid out in LLVM style with \p ColumnLimit columns (generated
-/// signatures and launch lines are long, and reviewers read the generated
-/// code); \p Code itself if clang-format fails.
-std::string formatLLVMStyle(const std::string &Code, unsigned ColumnLimit = 80);
-
 } // namespace cuda_rewrite
 
 #endif

@@ -1283,25 +1283,10 @@ unsigned sharedBytesPerWarp(const FuseGroup &G, const FuseTile &T,
   return Bytes;
 }
 
-std::string fallbackGuard(const std::string &Call, unsigned Indent) {
-  // An empty block keeps its braces on two lines in LLVM style: the
-  // closing one is the caller's.
-  std::string Text = formatLLVMStyle("if (!" + Call + ") {\n}\n",
-                                     Indent < 40 ? 80 - Indent : 40);
-  Text = llvm::StringRef(Text).rtrim().drop_back().rtrim().str();
-  std::string Out;
-  for (llvm::StringRef Line : llvm::split(Text, '\n'))
-    Out += (Out.empty() ? "" : "\n" + std::string(Indent, ' ')) + Line.str();
-  return Out;
-}
-
 FuseCode generateFusedGroup(const FuseGroup &G, const FuseTile &T,
                             const std::string &Name, const std::string &Where,
                             ASTContext &Ctx) {
-  FuseCode Code = GroupWriter(G, T, Name, Ctx).run(Where);
-  if (!Code.Refused)
-    Code.Definitions = formatLLVMStyle(Code.Definitions);
-  return Code;
+  return GroupWriter(G, T, Name, Ctx).run(Where);
 }
 
 } // namespace cuda_rewrite

@@ -60,11 +60,6 @@ struct FuseCode {
   std::vector<std::string> InRegisters, KeptShared;
 };
 
-/// `if (!<Call>) {` laid out in LLVM style for a statement at column
-/// \p Indent (continuation lines indented by it): the head of the block
-/// that runs the original launches where the fused one does not run.
-std::string fallbackGuard(const std::string &Call, unsigned Indent);
-
 /// The code of group \p G, named \p Name, from the block at \p Where.
 FuseCode generateFusedGroup(const FuseGroup &G, const FuseTile &T,
                             const std::string &Name, const std::string &Where,

@@ -395,7 +395,9 @@ private:
     }
     if (Call.empty())
       return Text;
-    return fallbackGuard(Call, Indent) + Text + "\n" + Pad + "}";
+    // The block that runs the original launches where the fused one does
+    // not.
+    return "if (!" + Call + ") {" + Text + "\n" + Pad + "}";
   }
 
   /// Just past the semicolon that ends \p Launch's statement (invalid if

@@ -298,7 +298,7 @@ private:
 } // namespace
 
 std::string generatePipelineCode(const PipelinePlan &Plan, ASTContext &Ctx) {
-  return formatLLVMStyle(PipelineWriter(Plan, Ctx).run());
+  return PipelineWriter(Plan, Ctx).run();
 }
 
 } // namespace cuda_rewrite

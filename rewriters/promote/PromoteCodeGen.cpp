@@ -1,6 +1,7 @@
 //===- PromoteCodeGen.cpp - The promoted kernel and its launcher ----------===//
 
 #include "rewriters/promote/PromoteCodeGen.h"
+#include "rewriters/common/GeneratedLayout.h"
 #include "rewriters/common/SourceLines.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -24,43 +25,9 @@ std::string promotedLauncherName(const PromotePlan &Plan) {
 
 namespace {
 
-/// \p Text as `/// ` comment lines of at most 80 columns.
+/// \p Text as a `/// ` comment (the layout breaks its lines).
 std::string docComment(llvm::StringRef Text) {
-  std::string Out, Line;
-  llvm::SmallVector<llvm::StringRef, 64> Words;
-  Text.split(Words, ' ', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef W : Words) {
-    if (!Line.empty() && 4 + Line.size() + 1 + W.size() > 80) {
-      Out += "/// " + Line + "\n";
-      Line.clear();
-    }
-    Line += (Line.empty() ? "" : " ") + W.str();
-  }
-  return Out + "/// " + Line + "\n";
-}
-
-/// `Head(a, b, ...)Tail`, broken after commas so that lines stay within 80
-/// columns; continuation lines are indented by \p Indent + 4.
-std::string wrapCall(const std::string &Indent, const std::string &Head,
-                     llvm::ArrayRef<std::string> Items,
-                     const std::string &Tail) {
-  std::string Out = Indent + Head + "(";
-  size_t Column = Out.size();
-  for (size_t I = 0; I < Items.size(); ++I) {
-    std::string Item = Items[I] + (I + 1 < Items.size() ? "," : ")" + Tail);
-    if (I && Column + 1 + Item.size() > 80) {
-      Out += "\n" + Indent + "    ";
-      Column = Indent.size() + 4;
-    } else if (I) {
-      Out += " ";
-      ++Column;
-    }
-    Out += Item;
-    Column += Item.size();
-  }
-  if (Items.empty())
-    Out += ")" + Tail;
-  return Out;
+  return "/// " + Text.str() + "\n";
 }
 
 class CodeGen {
@@ -158,7 +125,7 @@ private:
       Params.push_back("unsigned cr_link");
     for (const ParmVarDecl *P : K->parameters())
       Params.push_back(tokenText(P->getSourceRange()));
-    return wrapCall("", Head + launchBounds() + Kernel, Params, " ");
+    return callText(Head + launchBounds() + Kernel, Params) + " ";
   }
 
   /// `__launch_bounds__(N) ` where every link's block is known (N its
@@ -288,12 +255,11 @@ private:
       Args.push_back(A.Kind == ArgKind::Uniform || A.Kind == ArgKind::Postponed
                          ? A.Param->getNameAsString()
                          : A.Text);
-    return Indent + "if (" + Cond + ") {\n" +
-           wrapCall(Indent + "  ",
-                    Kernel + "<<<" + Grid + ", " + Plan.BlockText +
+    return Indent + "if (" + Cond + ") {\n" + Indent + "  " +
+           callText(Kernel + "<<<" + Grid + ", " + Plan.BlockText +
                         ", 0, cudaStreamFireAndForget>>>",
-                    Args, ";\n") +
-           Indent +
+                    Args) +
+           ";\n" + Indent +
            "  cuda_rewrite::promoteCheckLaunch(__FILE__, __LINE__);\n" +
            Indent + "}\n";
   }
@@ -384,22 +350,24 @@ private:
     std::vector<std::string> Head{"dim3 grid", "dim3 block", "size_t shared",
                                   "cudaStream_t stream"};
     Head.insert(Head.end(), Params.begin(), Params.end());
-    S += wrapCall("", "inline cudaError_t " + promotedLauncherName(Plan), Head,
-                  " {\n");
+    S += callText("inline cudaError_t " + promotedLauncherName(Plan), Head) +
+         " {\n";
     if (V.Pool)
       S += "  (void)grid;\n";
-    S += "  cuda_rewrite::PromoteChain<" + Values +
-         "> *cr_chain = nullptr;\n"
-         "  cudaError_t cr_error =\n"
-         "      cudaMallocAsync(&cr_chain, sizeof *cr_chain, stream);\n"
-         "  if (cr_error == cudaSuccess)\n"
-         "    cr_error = cudaMemsetAsync(cr_chain, 0, sizeof *cr_chain, "
-         "stream);\n"
-         "  if (cr_error != cudaSuccess)\n"
-         "    return cr_error;\n";
+    S +=
+        "  cuda_rewrite::PromoteChain<" + Values +
+        "> *cr_chain = nullptr;\n"
+        "  cudaError_t cr_error = cudaMallocAsync(&cr_chain, sizeof *cr_chain, "
+        "stream);\n"
+        "  if (cr_error == cudaSuccess)\n"
+        "    cr_error = cudaMemsetAsync(cr_chain, 0, sizeof *cr_chain, "
+        "stream);\n"
+        "  if (cr_error != cudaSuccess)\n"
+        "    return cr_error;\n";
     Args.insert(Args.begin(), Leading);
-    S += wrapCall("  ", Kernel + "<<<" + Grid + ", block, shared, stream>>>",
-                  Args, ";\n");
+    S += "  " +
+         callText(Kernel + "<<<" + Grid + ", block, shared, stream>>>", Args) +
+         ";\n";
     S += "  cr_error = cudaPeekAtLastError();\n"
          "  cudaError_t cr_freed = cudaFreeAsync(cr_chain, stream);\n"
          "  return cr_error != cudaSuccess ? cr_error : cr_freed;\n}\n";

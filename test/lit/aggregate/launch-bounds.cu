@@ -21,9 +21,9 @@
 __global__ void child(int *p) { p[threadIdx.x] += 1; }
 __global__ void child2(int *p) { p[threadIdx.x] += 2; }
 
-// CHECK: __global__ void __launch_bounds__(1024) child_aggregated(
-// CHECK: __global__ void __launch_bounds__(1024) child_aggregated_2(
-// CHECK: __global__ void __launch_bounds__(1024) child2_aggregated(
+// CHECK: __global__ void __launch_bounds__(1024){{[[:space:]]+}}child_aggregated(
+// CHECK: __global__ void __launch_bounds__(1024){{[[:space:]]+}}child_aggregated_2(
+// CHECK: __global__ void __launch_bounds__(1024){{[[:space:]]+}}child2_aggregated(
 
 #pragma cuda_rewrite aggregate granularity(kernel)
 __global__ void wide(int *p) { child<<<1, 32>>>(p + blockIdx.x * 32); }
@@ -51,7 +51,7 @@ __global__ void tree(int *p, int depth) {
   if (depth > 0 && threadIdx.x == 0)
     tree<<<2, 64>>>(p, depth - 1);
 }
-// CHECK: __global__ void __launch_bounds__(64) tree_aggregated(
+// CHECK: __global__ void __launch_bounds__(64){{[[:space:]]+}}tree_aggregated(
 // CHECK: __global__ void __launch_bounds__(64) tree(int *p, int depth) {
 
 void run(int *p, int n) {

@@ -29,22 +29,24 @@ __global__ void star(const float *__restrict__ in, float *__restrict__ out,
 }
 // Both kernels are generated: the overlapped one first.
 // CHECK:      struct star_systolic_shape {
-// CHECK:      __global__ void __launch_bounds__(star_systolic_shape::Warps * 32, star_systolic_shape::MinBlocks)
+// CHECK:      __global__ void __launch_bounds__(star_systolic_shape::Warps * 32,{{[[:space:]]+}}star_systolic_shape::MinBlocks)
 // CHECK-NEXT: star_systolic(
 // CHECK:      struct star_systolic_aligned_shape {
 // CHECK-NEXT:   using Vector = float4;
 // CHECK-NEXT:   static constexpr int PerLane = 4;
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached = 6;
-// CHECK-NEXT:   static constexpr int Left = 1, Right = 1;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}6;
+// CHECK-NEXT:   static constexpr int Left = 1,{{[[:space:]]+}}Right = 1;
 // CHECK-NEXT:   static constexpr int Span = Left + PerLane + Right;
 // CHECK-NEXT:   static constexpr int Columns = 32 * PerLane;
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK:      star_systolic_aligned(const float *__restrict__ in, float *__restrict__ out, int W, int H, float c0, float c1, long long extentX, long long extentY) {
-// CHECK:        const int col = tileX + Shape::PerLane * lane;
+// CHECK:      star_systolic_aligned(const float *__restrict__ in, float *__restrict__ out,
+// CHECK-NEXT:     int W, int H, float c0, float c1, long long extentX,
+// CHECK-NEXT:     long long extentY) {
+// CHECK:        const int col ={{[[:space:]]+}}tileX + Shape::PerLane * lane;
 // A vector is loaded when the original reads one of its columns.
 // CHECK:        const bool readsColumn0 = (col < xEnd && col + Shape::PerLane > xBegin);
-// CHECK-NEXT:   const bool readsColumn1 = (col < xEnd + 1 && col + Shape::PerLane > xBegin - 1);
+// CHECK-NEXT:   const bool readsColumn1 ={{[[:space:]]+}}(col < xEnd + 1 && col + Shape::PerLane > xBegin - 1);
 // CHECK-NEXT:   // Whether the original writes all of them (one vector store).
 // CHECK-NEXT:   const bool writesAll = col >= xBegin && col + Shape::PerLane <= xEnd;
 // CHECK:        float cache[Shape::Cached][Shape::Span];
@@ -60,12 +62,12 @@ __global__ void star(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:          if (c >= 1 && c < 5) {
 // CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, cache[c][4], 1);
 // CHECK-NEXT:       cache[c][0] = lane >= 1 ? fromLane
-// CHECK-NEXT:           : ((col - 1 >= xBegin && col - 1 < xEnd) && row >= yBegin - 1 && row < yEnd - 1) ||
-// CHECK:                ? in[(col - 1) + W * row] : float(0);
+// CHECK-NEXT:           : ((col - 1 >= xBegin && col - 1 < xEnd) &&{{[[:space:]]+}}row >= yBegin - 1 && row < yEnd - 1) ||
+// CHECK:                ? in[(col - 1) + W * row]{{[[:space:]]+}}: float(0);
 // CHECK:          if (c >= 1 && c < 5) {
 // CHECK-NEXT:       const float fromLane = __shfl_down_sync(0xffffffffu, cache[c][1], 1);
 // CHECK-NEXT:       cache[c][5] = lane < 31 ? fromLane
-// CHECK:                ? in[(col + 4) + W * row] : float(0);
+// CHECK:                ? in[(col + 4) + W * row]{{[[:space:]]+}}: float(0);
 // Each tap: P x PerLane fused multiply-adds at constant register offsets.
 // CHECK:        float sum[Shape::Rows][Shape::PerLane] = {};
 // CHECK:              sum[i][j] = fma(c1, cache[i + 1][j], sum[i][j]);
@@ -85,15 +87,12 @@ __global__ void star(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:      static void star_systolic_launch(
 // CHECK:        if (extentX > (1LL << 30) || extentY > (1LL << 30)) {
 // CHECK:        using Aligned = star_systolic_aligned_shape;
-// CHECK-NEXT:   if ((((size_t)&in[0 + W * 0] |
-// CHECK-NEXT:        (size_t)&in[0 + W * 1] |
-// CHECK-NEXT:        (size_t)&out[0 + W * 0] |
-// CHECK-NEXT:        (size_t)&out[0 + W * 1]) % sizeof(Aligned::Vector)) == 0) {
+// CHECK-NEXT:   if ((((size_t)&in[0 + W * 0] |{{[[:space:]]+}}(size_t)&in[0 + W * 1] |{{[[:space:]]+}}(size_t)&out[0 + W * 0] |{{[[:space:]]+}}(size_t)&out[0 + W * 1]) %{{[[:space:]]+}}sizeof(Aligned::Vector)) == 0) {
 // CHECK-NEXT:     const long long perBlock = (long long)Aligned::Warps * Aligned::Columns;
-// CHECK:          star_systolic_aligned<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>(in, out, W, H, c0, c1, extentX, extentY);
+// CHECK:          star_systolic_aligned<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, c0, c1, extentX, extentY);
 // CHECK-NEXT:     return;
 // CHECK-NEXT:   }
-// CHECK:        star_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, W, H, c0, c1, extentX, extentY);
+// CHECK:        star_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, c0, c1, extentX, extentY);
 
 // double: two columns per lane (double2); two rows of taps, so C = P + 1.
 // REMARK-DAG: aligned.cu:[[@LINE+2]]:17: remark: rewritten: 'starDouble' runs as starDouble_systolic_aligned ({{.*}}): aligned rows: each lane keeps 2 consecutive columns of 5 rows {{.*}} writes 2 x 4 points {{.*}} [systolic]
@@ -110,7 +109,7 @@ __global__ void starDouble(const double *__restrict__ in,
 // CHECK:      struct starDouble_systolic_aligned_shape {
 // CHECK-NEXT:   using Vector = double2;
 // The taps reach one column left and none right.
-// CHECK:        static constexpr int Left = 1, Right = 0;
+// CHECK:        static constexpr int Left = 1,{{[[:space:]]+}}Right = 0;
 // CHECK:          cache[c][Shape::Left + 1] = v.y;
 // CHECK-NOT:      __shfl_down_sync
 // CHECK:        double sum[Shape::Rows][Shape::PerLane] = {};

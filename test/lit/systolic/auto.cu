@@ -30,7 +30,8 @@ __global__ void smooth(const float *__restrict__ in, float *__restrict__ out,
 // Each tap has weight 1/9 (the division distributes over the sum).
 // OUT:      struct smooth_systolic_shape {
 // OUT:        static constexpr int Halo = 2;
-// OUT:      smooth_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, long long extentX, long long extentY) {
+// OUT:      smooth_systolic(const float *__restrict__ in, float *__restrict__ out, int W,
+// OUT-NEXT:     int H, long long extentX, long long extentY) {
 // OUT:            sum[i] = fma(0.11111111f, cache[i], sum[i]);
 
 // AUTO-NOT: 'scale'

@@ -17,15 +17,18 @@ __global__ void fixed(const float *__restrict__ in, float *__restrict__ out,
     return;
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
-// CHECK:      static void fixed_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes, cudaStream_t stream, const float *__restrict__ in, float *__restrict__ out, int W, int H) {
+// CHECK:      static void fixed_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes,
+// CHECK-NEXT:     cudaStream_t stream,
+// CHECK-NEXT:     const float *__restrict__ in,
+// CHECK-NEXT:     float *__restrict__ out, int W, int H) {
 // CHECK-NEXT:   using Shape = fixed_systolic_shape;
 // CHECK-NEXT:   (void)sharedBytes;
 // CHECK-NEXT:   const long long extentX = (long long)grid.x * block.x;
 // CHECK-NEXT:   const long long extentY = (long long)grid.y * block.y;
 // CHECK-NEXT:   // The original runs where this kernel cannot cover the launch exactly:
 // CHECK-NEXT:   // - blocks of another width than fixed steps by;
-// CHECK-NEXT:   // - extents beyond what int indices reach with headroom (this kernel, like fixed, indexes with int).
-// CHECK-NEXT:   if (block.x != 16 || block.y != 8 || extentX > (1LL << 30) || extentY > (1LL << 30)) {
+// CHECK-NEXT:   // - extents beyond what int indices reach with headroom (this kernel, like{{([[:space:]]+//)?}} fixed, indexes with int).
+// CHECK-NEXT:   if (block.x != 16 || block.y != 8 || extentX > (1LL << 30) ||{{[[:space:]]+}}extentY > (1LL << 30)) {
 // CHECK-NEXT:     fixed<<<grid, block, sharedBytes, stream>>>(in, out, W, H);
 // CHECK-NEXT:     return;
 // CHECK-NEXT:   }
@@ -59,7 +62,7 @@ __global__ void plain(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:      static void plain_systolic_launch(
 // CHECK:        const long long extentY = (long long)grid.y * block.y;
 // CHECK-NEXT:   // The original runs where this kernel cannot cover the launch exactly:
-// CHECK-NEXT:   // - extents beyond what int indices reach with headroom (this kernel, like plain, indexes with int).
+// CHECK-NEXT:   // - extents beyond what int indices reach with headroom (this kernel, like{{([[:space:]]+//)?}} plain, indexes with int).
 // CHECK-NEXT:   if (extentX > (1LL << 30) || extentY > (1LL << 30)) {
 
 void run(const float *in, float *out, int W, int H) {

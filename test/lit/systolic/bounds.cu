@@ -20,8 +20,8 @@ __global__ void inclusive(const float *__restrict__ in, float *__restrict__ out,
   }
 }
 // CHECK:      inclusive_systolic(
-// CHECK:        const int xBegin = (int)::min(::max(0LL, (long long)(x0) + 1), extentX), xEnd = (int)::min(extentX, (long long)(W - 2) + 1);
-// CHECK-NEXT:   const int yBegin = (int)::min(::max(1LL, (long long)(y0)), extentY), yEnd = (int)::min(extentY, (long long)(H - 2) + 1);
+// CHECK:        const int xBegin = (int)::min(::max(0LL, (long long)(x0) + 1), extentX),{{[[:space:]]+}}xEnd = (int)::min(extentX, (long long)(W - 2) + 1);
+// CHECK-NEXT:   const int yBegin = (int)::min(::max(1LL, (long long)(y0)), extentY),{{[[:space:]]+}}yEnd = (int)::min(extentY, (long long)(H - 2) + 1);
 // Columns x - 1 .. x: lane 0 holds x - 1.
 // CHECK:        const int col = tileX + lane - 1;
 // CHECK-NEXT:   // Whether the original reads this column (for each group of taps).
@@ -52,7 +52,7 @@ __global__ void shifted(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:        const int xBegin = 0, xEnd = (int)::min(extentX, (long long)(W - 1) - 1);
 // CHECK-NEXT:   const int yBegin = 0, yEnd = (int)::min(extentY, (long long)(H - 1) - 1);
 // CHECK:        const bool readsColumn0 = (col >= xBegin && col < xEnd);
-// CHECK-NEXT:   const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd - 1) || (col >= xBegin + 1 && col < xEnd + 1);
+// CHECK-NEXT:   const bool readsColumn1 = (col >= xBegin - 1 && col < xEnd - 1) ||{{[[:space:]]+}}(col >= xBegin + 1 && col < xEnd + 1);
 // CHECK:              ? in[col + W * row + (W + 1)]
 // CHECK:            sum[i] = fma(0.25f, cache[i + 1], sum[i]);
 // CHECK:                out[outX + W * outY + (W + 1)] = sum[i];

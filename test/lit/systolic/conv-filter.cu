@@ -22,9 +22,11 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
 }
 // CHECK:      struct conv3x3_systolic_shape {
 // CHECK-NEXT:   static constexpr int Rows = 16;
-// CHECK-NEXT:   static constexpr int Cached = 18;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}18;
 // CHECK-NEXT:   static constexpr int Halo = 2;
-// CHECK:      conv3x3_systolic(const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ w, int W, int H, long long extentX, long long extentY) {
+// CHECK:      conv3x3_systolic(const float *__restrict__ in, float *__restrict__ out,
+// CHECK-NEXT:     const float *__restrict__ w, int W, int H, long long extentX,
+// CHECK-NEXT:     long long extentY) {
 // CHECK-NEXT:   using Shape = conv3x3_systolic_shape;
 // The filter's nine elements, staged before any warp returns.
 // CHECK-NEXT:   // The filter, shared by the block (SSAM, section 4.6): 'w'[0..8].
@@ -47,7 +49,11 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:         const float weight = filter[0 + 1 * (m) + 3 * (n)];
 // CHECK:                sum[i] = fma(weight, cache[i + n], sum[i]);
 // CHECK:                out[outX + W * outY] = sum[i];
-// CHECK:      static void conv3x3_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes, cudaStream_t stream, const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ w, int W, int H) {
+// CHECK:      static void conv3x3_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes,
+// CHECK-NEXT:     cudaStream_t stream,
+// CHECK-NEXT:     const float *__restrict__ in,
+// CHECK-NEXT:     float *__restrict__ out,
+// CHECK-NEXT:     const float *__restrict__ w, int W, int H) {
 
 // A __constant__ filter centred on the point: no staging, the loop reads
 // the array with the centre at index 12.
@@ -68,9 +74,10 @@ __global__ void conv5x5(const float *__restrict__ in, float *__restrict__ out,
 }
 // CHECK:      struct conv5x5_systolic_shape {
 // CHECK-NEXT:   static constexpr int Rows = 16;
-// CHECK-NEXT:   static constexpr int Cached = 20;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}20;
 // CHECK-NEXT:   static constexpr int Halo = 4;
-// CHECK:      conv5x5_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, long long extentX, long long extentY) {
+// CHECK:      conv5x5_systolic(const float *__restrict__ in, float *__restrict__ out, int W,
+// CHECK-NEXT:     int H, long long extentX, long long extentY) {
 // CHECK-NOT:    __shared__
 // CHECK:        const int col = tileX + lane - 2; // This lane's input column.
 // CHECK:          for (int m = 0; m < 5; ++m) { // Columns x - 2 .. x + 2.

@@ -21,7 +21,9 @@ __global__ void params(const float *__restrict__ cache, float *__restrict__ out,
       s += filter[j * 3 + k] * cache[(y + j) * lane + x + k];
   out[y * lane + x] = s;
 }
-// CHECK:      params_systolic(const float *__restrict__ cache, float *__restrict__ out, const float *__restrict__ filter, int lane, int i, int extentX, int grid, int sum, long long extentX_, long long extentY) {
+// CHECK:      params_systolic(const float *__restrict__ cache, float *__restrict__ out,
+// CHECK-NEXT:     const float *__restrict__ filter, int lane, int i, int extentX,
+// CHECK-NEXT:     int grid, int sum, long long extentX_, long long extentY) {
 // CHECK:        __shared__ float filter_[9];
 // CHECK-NEXT:   for (int k = threadIdx.x; k < 9; k += blockDim.x)
 // CHECK-NEXT:     filter_[k] = filter[k];
@@ -39,9 +41,14 @@ __global__ void params(const float *__restrict__ cache, float *__restrict__ out,
 // CHECK:          if (lane_ >= Shape::Halo && outX >= xBegin && outX < xEnd) {
 // CHECK:                out[outX + lane * outY] = sum_[i_];
 // The launcher's parameters are renamed too, and its call forwards both.
-// CHECK:      static void params_systolic_launch(dim3 grid_, dim3 block, size_t sharedBytes, cudaStream_t stream, const float *__restrict__ cache, float *__restrict__ out, const float *__restrict__ filter, int lane, int i, int extentX, int grid, int sum) {
+// CHECK:      static void params_systolic_launch(dim3 grid_, dim3 block, size_t sharedBytes,
+// CHECK-NEXT:     cudaStream_t stream,
+// CHECK-NEXT:     const float *__restrict__ cache,
+// CHECK-NEXT:     float *__restrict__ out,
+// CHECK-NEXT:     const float *__restrict__ filter, int lane,
+// CHECK-NEXT:     int i, int extentX, int grid, int sum) {
 // CHECK:        const long long extentX_ = (long long)grid_.x * block.x;
-// CHECK:        params_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(cache, out, filter, lane, i, extentX, grid, sum, extentX_, extentY);
+// CHECK:        params_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}cache, out, filter, lane, i, extentX, grid, sum, extentX_, extentY);
 
 // A global in the guard is as taken as a parameter.
 __constant__ int filter;
@@ -79,11 +86,14 @@ __global__ void shapeParam(const float *__restrict__ in,
     return;
   out[y * W + x] = Shape * in[y * W + x - 1] + in[(y + 1) * W + x];
 }
-// CHECK:      shapeParam_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, float Shape, long long extentX, long long extentY) {
+// CHECK:      shapeParam_systolic(const float *__restrict__ in, float *__restrict__ out,
+// CHECK-NEXT:     int W, int H, float Shape, long long extentX,
+// CHECK-NEXT:     long long extentY) {
 // CHECK-NEXT:   using Shape_ = shapeParam_systolic_shape;
 // CHECK:          for (int tileY = (int)blockIdx.y * Shape_::Rows; tileY < yEnd;
 // CHECK:            sum[i] = fma(Shape, cache[i], sum[i]);
 // CHECK:      static void shapeParam_systolic_launch(
+// CHECK:          float Shape) {
 // CHECK-NEXT:   using Shape_ = shapeParam_systolic_shape;
 // CHECK:        shapeParam_systolic<<<systolicGrid, Shape_::Warps * 32, 0, stream>>>(
 
@@ -100,7 +110,7 @@ __global__ void minMax(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 }
 // CHECK:      minMax_systolic(
-// CHECK:        const int xBegin = (int)::min(::max(0LL, (long long)(min)), extentX), xEnd = (int)::min(extentX, (long long)(max));
+// CHECK:        const int xBegin = (int)::min(::max(0LL, (long long)(min)), extentX),{{[[:space:]]+}}xEnd = (int)::min(extentX, (long long)(max));
 
 void run(const float *in, float *out, const float *w, int W, int H) {
   params<<<dim3(W / 32, H / 4), dim3(32, 4)>>>(in, out, w, W, H, 0, 0, 0);

@@ -37,7 +37,7 @@ __global__ void nested(const float *__restrict__ in, float *__restrict__ out,
 }
 void inside(const float *in, float *out, int W, int H) {
   // CHECK-LABEL: void inside(
-  // CHECK-NEXT:    ::a::b::nested_systolic_launch(dim3(W / 32, H / 8), dim3(32, 8), 0, 0, in, out, W, H);
+  // CHECK-NEXT:    ::a::b::nested_systolic_launch(dim3(W / 32, H / 8), dim3(32, 8), 0, 0, in,{{[[:space:]]+}}out, W, H);
   nested<<<dim3(W / 32, H / 8), dim3(32, 8)>>>(in, out, W, H);
 }
 } // namespace b

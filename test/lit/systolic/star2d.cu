@@ -31,16 +31,18 @@ __global__ void jacobi(const float *__restrict__ in, float *__restrict__ out,
 // The shape: P = 16 rows per thread, C = P + N - 1 = 18, M - 1 = 2.
 // CHECK:      struct jacobi_systolic_shape {
 // CHECK-NEXT:   static constexpr int Rows = 16;
-// CHECK-NEXT:   static constexpr int Cached = 18;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}18;
 // CHECK-NEXT:   static constexpr int Halo = 2;
 // CHECK-NEXT:   static constexpr int Columns = 32 - Halo;
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks = 8;
+// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}8;
 // CHECK-NEXT: };
 
 // The kernel: the original parameters plus the launch's extent.
-// CHECK:      __global__ void __launch_bounds__(jacobi_systolic_shape::Warps * 32, jacobi_systolic_shape::MinBlocks)
-// CHECK-NEXT: jacobi_systolic(const float *__restrict__ in, float *__restrict__ out, int W, int H, float c0, float c1, long long extentX, long long extentY) {
+// CHECK:      __global__ void __launch_bounds__(jacobi_systolic_shape::Warps * 32,{{[[:space:]]+}}jacobi_systolic_shape::MinBlocks)
+// CHECK-NEXT: jacobi_systolic(const float *__restrict__ in, float *__restrict__ out, int W,
+// CHECK-NEXT:     int H, float c0, float c1, long long extentX,
+// CHECK-NEXT:     long long extentY) {
 // CHECK-NEXT:   using Shape = jacobi_systolic_shape;
 // The box of written points: the launch's threads cut by the guard.
 // CHECK:        const int xBegin = 1, xEnd = (int)::min(extentX, (long long)(W - 1));
@@ -78,10 +80,14 @@ __global__ void jacobi(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:           out[outX + W * outY] = sum[i];
 
 // The launcher: the original configuration gives the extent.
-// CHECK:      static void jacobi_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes, cudaStream_t stream, const float *__restrict__ in, float *__restrict__ out, int W, int H, float c0, float c1) {
+// CHECK:      static void jacobi_systolic_launch(dim3 grid, dim3 block, size_t sharedBytes,
+// CHECK-NEXT:     cudaStream_t stream,
+// CHECK-NEXT:     const float *__restrict__ in,
+// CHECK-NEXT:     float *__restrict__ out, int W, int H,
+// CHECK-NEXT:     float c0, float c1) {
 // CHECK:        const long long extentX = (long long)grid.x * block.x;
 // CHECK-NEXT:   const long long extentY = (long long)grid.y * block.y;
-// CHECK:        jacobi_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, W, H, c0, c1, extentX, extentY);
+// CHECK:        jacobi_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, c0, c1, extentX, extentY);
 
 void run(const float *in, float *out, int W, int H, cudaStream_t s) {
   dim3 block(32, 8);

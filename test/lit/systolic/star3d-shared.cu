@@ -28,9 +28,10 @@ __global__ void heat3d(const float *__restrict__ in, float *__restrict__ out,
 }
 // CHECK:      struct heat3d_systolic_shape {
 // CHECK:        static constexpr int Warps = 8;
-// CHECK-NEXT:   static constexpr int MinBlocks = 1;
+// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}1;
 // CHECK:        static constexpr int Window = 3;
-// CHECK-NEXT:   static constexpr int Planes = 6; // output planes per block (Warps - Window + 1)
+// CHECK-NEXT:   static constexpr int Planes ={{[[:space:]]+}}6;
+// CHECK-SAME:   // output planes per block (Warps - Window + 1)
 // CHECK:        const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 // CHECK-NEXT:   const int tileX = (int)blockIdx.x * Shape::Columns;
 // CHECK:          return; // The whole block is outside.
@@ -55,11 +56,11 @@ __global__ void heat3d(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:              sum[i] = exchange[0][warp + 0][i][lane] +
 // CHECK-NEXT:             exchange[1][warp + 1][i][lane] +
 // CHECK-NEXT:             exchange[2][warp + 2][i][lane];
-// CHECK:                out[outX + NX * outY + (NY*NX) * z] = sum[i];
+// CHECK:                out[outX + NX * outY + (NY * NX) * z] = sum[i];
 // CHECK:          __syncthreads(); // Before the next tile overwrites the sums.
 // CHECK:      static void heat3d_systolic_launch(
 // CHECK:        const long long perBlock = Shape::Columns;
-// CHECK:                     (unsigned)((extentZ + Shape::Planes - 1) / Shape::Planes < 65535 ? (extentZ + Shape::Planes - 1) / Shape::Planes : 65535));
+// CHECK:                     (unsigned)((extentZ + Shape::Planes - 1) / Shape::Planes < 65535{{[[:space:]]+}}? (extentZ + Shape::Planes - 1) / Shape::Planes{{[[:space:]]+}}: 65535));
 
 // z(shared) with a filter loop over the whole box, or on a 2D stencil, is
 // an error at the clause; nothing is written.

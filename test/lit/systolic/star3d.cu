@@ -22,15 +22,17 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 }
 // CHECK:      struct heat3d_systolic_shape {
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached = 6;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}6;
 // CHECK-NEXT:   static constexpr int Halo = 2;
 // CHECK-NEXT:   static constexpr int Columns = 32 - Halo;
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks = {{[0-9]+}};
+// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+[0-9]+}};
 // CHECK-NEXT:   static constexpr int Window = 3;
 // CHECK-NEXT:   static constexpr int Planes = 32;
 // CHECK-NEXT: };
-// CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX, int NY, int NZ, double a, double b, long long extentX, long long extentY, long long extentZ) {
+// CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX,
+// CHECK-NEXT:     int NY, int NZ, double a, double b, long long extentX,
+// CHECK-NEXT:     long long extentY, long long extentZ) {
 // CHECK:        const int zBegin = 1, zEnd = (int)::min(extentZ, (long long)(NZ - 1));
 // The rows each plane needs, once per tile: the centre planes read three
 // rows of the centre column and one of the side columns, the others one.
@@ -51,16 +53,15 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK-NEXT:         const bool inPlanes0 = plane >= zBegin - 1 && plane < zEnd - 1,
 // CHECK-NEXT:             inPlanes1 = plane >= zBegin && plane < zEnd,
 // CHECK-NEXT:             inPlanes2 = plane >= zBegin + 1 && plane < zEnd + 1;
-// CHECK:                const bool reads =
-// CHECK-NEXT:               (inPlanes0 && readsRow0[c]) ||
+// CHECK:                const bool reads ={{[[:space:]]+}}(inPlanes0 && readsRow0[c]) ||
 // CHECK-NEXT:               (inPlanes1 && readsRow1[c]) ||
 // CHECK-NEXT:               (inPlanes2 && readsRow0[c]);
-// CHECK-NEXT:           window[w][c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// CHECK-NEXT:           window[w][c] ={{[[:space:]]+}}reads ? in[col + NX * row + (NY * NX) * plane] : double(0);
 // The plane after the window is loaded before the loop, then a step ahead.
 // CHECK:              const int plane = tileZ + 1;
-// CHECK:                next[c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// CHECK:                next[c] ={{[[:space:]]+}}reads ? in[col + NX * row + (NY * NX) * plane] : double(0);
 // CHECK:            for (int z = tileZ; z < tileZ + Shape::Planes && z < zEnd; ++z) {
-// CHECK-NEXT:         // Rotate the window, take in the next plane and start loading the one after.
+// CHECK-NEXT:         // Rotate the window, take in the next plane and start loading the one{{([[:space:]]+//)?}} after.
 // CHECK-NEXT:         #pragma unroll
 // CHECK-NEXT:         for (int w = 0; w < Shape::Window; ++w)
 // CHECK-NEXT:           #pragma unroll
@@ -68,21 +69,21 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
 // CHECK-NEXT:             window[w][c] = w + 1 < Shape::Window ? window[w + 1][c] : next[c];
 // CHECK-NEXT:         {
 // CHECK-NEXT:           const int plane = z + 1 + 1;
-// CHECK:                  next[c] = reads ? in[col + NX * row + (NY*NX) * plane] : double(0);
+// CHECK:                  next[c] ={{[[:space:]]+}}reads ? in[col + NX * row + (NY * NX) * plane] : double(0);
 // CHECK:              // Column x.
 // CHECK:                sum[i] = fma(b, window[0][i + 1], sum[i]);
 // CHECK:                sum[i] = fma(b, window[1][i], sum[i]);
 // CHECK:                sum[i] = fma(a, window[1][i + 1], sum[i]);
 // CHECK:                sum[i] = fma(b, window[1][i + 2], sum[i]);
 // CHECK:                sum[i] = fma(b, window[2][i + 1], sum[i]);
-// CHECK:              if (lane >= Shape::Halo && outX >= xBegin && outX < xEnd && z >= zBegin) {
-// CHECK:                    out[outX + NX * outY + (NY*NX) * z] = sum[i];
+// CHECK:              if (lane >= Shape::Halo && outX >= xBegin && outX < xEnd &&{{[[:space:]]+}}z >= zBegin) {
+// CHECK:                    out[outX + NX * outY + (NY * NX) * z] = sum[i];
 // The launcher covers z with chunks of Shape::Planes.
 // CHECK:        const long long extentZ = (long long)grid.z * block.z;
-// CHECK:        const dim3 systolicGrid((unsigned)((extentX + perBlock - 1) / perBlock),
-// CHECK-NEXT:                (unsigned)((extentY + Shape::Rows - 1) / Shape::Rows < 65535 ? (extentY + Shape::Rows - 1) / Shape::Rows : 65535),
-// CHECK-NEXT:                (unsigned)((extentZ + Shape::Planes - 1) / Shape::Planes < 65535 ? (extentZ + Shape::Planes - 1) / Shape::Planes : 65535));
-// CHECK-NEXT:   heat3d_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, NX, NY, NZ, a, b, extentX, extentY, extentZ);
+// CHECK:        const dim3 systolicGrid({{[[:space:]]*}}(unsigned)((extentX + perBlock - 1) / perBlock),
+// CHECK-NEXT:       (unsigned)((extentY + Shape::Rows - 1) / Shape::Rows < 65535{{[[:space:]]+}}? (extentY + Shape::Rows - 1) / Shape::Rows{{[[:space:]]+}}: 65535),
+// CHECK-NEXT:       (unsigned)((extentZ + Shape::Planes - 1) / Shape::Planes < 65535{{[[:space:]]+}}? (extentZ + Shape::Planes - 1) / Shape::Planes{{[[:space:]]+}}: 65535));
+// CHECK-NEXT:   heat3d_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, NX, NY, NZ, a, b, extentX, extentY, extentZ);
 
 void run(const double *in, double *out, int NX, int NY, int NZ) {
   dim3 block(32, 4, 2);

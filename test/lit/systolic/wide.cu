@@ -38,34 +38,39 @@ __global__ void conv11(const float *__restrict__ in, float *__restrict__ out,
 // Both kernels are generated: the overlapped one first, with the filter
 // staged as it is.
 // CHECK:      struct conv11_systolic_shape {
-// CHECK:      conv11_systolic(const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ filter, int W, int H, long long extentX, long long extentY) {
+// CHECK:      conv11_systolic(const float *__restrict__ in, float *__restrict__ out,
+// CHECK-NEXT:     const float *__restrict__ filter, int W, int H,
+// CHECK-NEXT:     long long extentX, long long extentY) {
 // CHECK:        __shared__ float filter_[121];
 // CHECK:            const float weight = filter_[60 + 1 * (m - 5) + 11 * (n - 5)];
 // CHECK:      struct conv11_systolic_wide_shape {
 // CHECK-NEXT:   using Vector = float4;
 // CHECK-NEXT:   static constexpr int PerLane = 4;
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached = 14;
-// CHECK-NEXT:   static constexpr int LeftPad = 8;
-// CHECK-NEXT:   static constexpr int RightPad = 8;
-// CHECK-NEXT:   static constexpr int Columns = 32 * PerLane - LeftPad - RightPad;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}14;
+// CHECK-NEXT:   static constexpr int LeftPad ={{[[:space:]]+}}8;
+// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}8;
+// CHECK-NEXT:   static constexpr int Columns ={{[[:space:]]+}}32 * PerLane - LeftPad - RightPad;
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks = 4; // resident per SM (~100 registers per thread)
+// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}4;
+// CHECK-SAME:   // resident per SM (~100 registers per thread)
 // CHECK-NEXT: };
-// CHECK:      __global__ void __launch_bounds__(conv11_systolic_wide_shape::Warps * 32, conv11_systolic_wide_shape::MinBlocks)
-// CHECK-NEXT: conv11_systolic_wide(const float *__restrict__ in, float *__restrict__ out, const float *__restrict__ filter, int W, int H, long long extentX, long long extentY) {
+// CHECK:      __global__ void __launch_bounds__(conv11_systolic_wide_shape::Warps * 32,{{[[:space:]]+}}conv11_systolic_wide_shape::MinBlocks)
+// CHECK-NEXT: conv11_systolic_wide(const float *__restrict__ in, float *__restrict__ out,
+// CHECK-NEXT:     const float *__restrict__ filter, int W, int H,
+// CHECK-NEXT:     long long extentX, long long extentY) {
 // CHECK-NEXT:   using Shape = conv11_systolic_wide_shape;
 // The filter staged transposed, a row of 12 (whole vectors) per filter
 // column: filter_[m][n] weighs dx = m - 5, dy = n - 5.
 // CHECK:        __shared__ __align__(16) float filter_[11][12];
 // CHECK-NEXT:   for (int k = threadIdx.x; k < 11 * 11; k += blockDim.x)
-// CHECK-NEXT:     filter_[k / 11][k % 11] = filter[60 + 1 * ((k / 11) - 5) + 11 * ((k % 11) - 5)];
+// CHECK-NEXT:     filter_[k / 11][k % 11] ={{[[:space:]]+}}filter[60 + 1 * ((k / 11) - 5) + 11 * ((k % 11) - 5)];
 // CHECK-NEXT:   __syncthreads();
 // CHECK:        const int xBegin = 5, xEnd = (int)::min(extentX, (long long)(W - 5));
 // CHECK:          return; // The whole warp is outside.
-// CHECK-NEXT:   const int col = tileX - Shape::LeftPad + Shape::PerLane * lane;
-// CHECK-NEXT:   // Whether the original reads one of this lane's columns (for each group of taps).
-// CHECK-NEXT:   const bool readsColumn0 = (col < xEnd + 5 && col + Shape::PerLane > xBegin - 5);
+// CHECK-NEXT:   const int col = tileX - Shape::LeftPad +{{[[:space:]]+}}Shape::PerLane * lane;
+// CHECK-NEXT:   // Whether the original reads one of this lane's columns (for each group of{{([[:space:]]+//)?}} taps).
+// CHECK-NEXT:   const bool readsColumn0 ={{[[:space:]]+}}(col < xEnd + 5 && col + Shape::PerLane > xBegin - 5);
 // One vector load per cached row.
 // CHECK:          float cache[Shape::Cached][Shape::PerLane];
 // CHECK:            const int row = tileY + c - 5;
@@ -81,7 +86,7 @@ __global__ void conv11(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:          float sum[Shape::Rows][Shape::PerLane] = {};
 // CHECK:          for (int m = 0; m < 11; ++m) { // Columns x - 5 .. x + 5.
 // CHECK-NEXT:       if (m > 0) {
-// CHECK:                const float fromLane = __shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
+// CHECK:                const float fromLane ={{[[:space:]]+}}__shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
 // CHECK-NEXT:           #pragma unroll
 // CHECK-NEXT:           for (int j = Shape::PerLane - 1; j > 0; --j)
 // CHECK-NEXT:             sum[i][j] = sum[i][j - 1];
@@ -90,10 +95,10 @@ __global__ void conv11(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:         const float weight = filter_[m][n];
 // CHECK:                  sum[i][j] = fma(weight, cache[i + n][j], sum[i][j]);
 // Max dx is 5, RightPad 8: three more moves to whole vectors.
-// CHECK:          // Pass the partial sums 3 columns on: within the lane, and from the lane below.
+// CHECK:          // Pass the partial sums 3 columns on: within the lane, and from the lane{{([[:space:]]+//)?}} below.
 // CHECK-NEXT:     #pragma unroll
 // CHECK-NEXT:     for (int k = 0; k < 3; ++k)
-// CHECK:              const float fromLane = __shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
+// CHECK:              const float fromLane ={{[[:space:]]+}}__shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
 // CHECK:          const int outX = col - Shape::RightPad;
 // CHECK:          const bool writesAll = writes(0) && writes(Shape::PerLane - 1);
 // CHECK:            if (writesAll) {
@@ -110,16 +115,13 @@ __global__ void conv11(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:        if (extentX > (1LL << 30) || extentY > (1LL << 30)) {
 // CHECK-NEXT:     conv11<<<grid, block, sharedBytes, stream>>>(in, out, filter, W, H);
 // CHECK:        using Aligned = conv11_systolic_wide_shape;
-// CHECK-NEXT:   if ((((size_t)&in[0 + W * 0] |
-// CHECK-NEXT:        (size_t)&in[0 + W * 1] |
-// CHECK-NEXT:        (size_t)&out[0 + W * 0] |
-// CHECK-NEXT:        (size_t)&out[0 + W * 1]) % sizeof(Aligned::Vector)) == 0) {
+// CHECK-NEXT:   if ((((size_t)&in[0 + W * 0] |{{[[:space:]]+}}(size_t)&in[0 + W * 1] |{{[[:space:]]+}}(size_t)&out[0 + W * 0] |{{[[:space:]]+}}(size_t)&out[0 + W * 1]) %{{[[:space:]]+}}sizeof(Aligned::Vector)) == 0) {
 // CHECK-NEXT:     const long long perBlock = (long long)Aligned::Warps * Aligned::Columns;
-// CHECK:          conv11_systolic_wide<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>(in, out, filter, W, H, extentX, extentY);
+// CHECK:          conv11_systolic_wide<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, filter, W, H, extentX, extentY);
 // CHECK-NEXT:     return;
 // CHECK-NEXT:   }
 // CHECK-NEXT:   const long long perBlock = (long long)Shape::Warps * Shape::Columns;
-// CHECK:        conv11_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, filter, W, H, extentX, extentY);
+// CHECK:        conv11_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, filter, W, H, extentX, extentY);
 // CHECK-NEXT: }
 
 // A radius-2 star with literal weights (2d9pt): P = 8 for a star of up to
@@ -142,19 +144,20 @@ __global__ void star9(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:   using Vector = float4;
 // CHECK-NEXT:   static constexpr int PerLane = 4;
 // CHECK-NEXT:   static constexpr int Rows = 8;
-// CHECK-NEXT:   static constexpr int Cached = 12;
-// CHECK-NEXT:   static constexpr int LeftPad = 4;
-// CHECK-NEXT:   static constexpr int RightPad = 4;
-// CHECK-NEXT:   static constexpr int Columns = 32 * PerLane - LeftPad - RightPad;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}12;
+// CHECK-NEXT:   static constexpr int LeftPad ={{[[:space:]]+}}4;
+// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}4;
+// CHECK-NEXT:   static constexpr int Columns ={{[[:space:]]+}}32 * PerLane - LeftPad - RightPad;
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks = 5;
-// CHECK:      star9_systolic_wide(const float *__restrict__ in, float *__restrict__ out, int W, int H, long long extentX, long long extentY) {
+// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}5;
+// CHECK:      star9_systolic_wide(const float *__restrict__ in, float *__restrict__ out,
+// CHECK-NEXT:     int W, int H, long long extentX, long long extentY) {
 // No filter to stage.
 // CHECK-NOT:    __shared__
 // CHECK:        const int xBegin = 2, xEnd = (int)::min(extentX, (long long)(W - 2));
 // The centre row's taps reach two columns either side, the others none.
 // CHECK:        const bool readsColumn0 = (col < xEnd && col + Shape::PerLane > xBegin);
-// CHECK-NEXT:   const bool readsColumn1 = (col < xEnd + 2 && col + Shape::PerLane > xBegin - 2);
+// CHECK-NEXT:   const bool readsColumn1 ={{[[:space:]]+}}(col < xEnd + 2 && col + Shape::PerLane > xBegin - 2);
 // CHECK:            if ((readsColumn0 && row >= yBegin - 2 && row < yEnd - 1) ||
 // CHECK-NEXT:           (readsColumn1 && row >= yBegin && row < yEnd) ||
 // CHECK-NEXT:           (readsColumn0 && row >= yBegin + 1 && row < yEnd + 2))
@@ -162,10 +165,10 @@ __global__ void star9(const float *__restrict__ in, float *__restrict__ out,
 // Filter column by filter column, literal weights, a move between them.
 // CHECK:          // Column x - 2.
 // CHECK:                sum[i][j] = fma(0.0546875f, cache[i + 2][j], sum[i][j]);
-// CHECK-NEXT:     // Pass the partial sums one column on: within the lane, and from the lane below.
+// CHECK-NEXT:     // Pass the partial sums one column on: within the lane, and from the lane{{([[:space:]]+//)?}} below.
 // CHECK-NEXT:     #pragma unroll
 // CHECK-NEXT:     for (int i = 0; i < Shape::Rows; ++i) {
-// CHECK-NEXT:       const float fromLane = __shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
+// CHECK-NEXT:       const float fromLane ={{[[:space:]]+}}__shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
 // CHECK-NEXT:       #pragma unroll
 // CHECK-NEXT:       for (int j = Shape::PerLane - 1; j > 0; --j)
 // CHECK-NEXT:         sum[i][j] = sum[i][j - 1];
@@ -184,16 +187,16 @@ __global__ void star9(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:          // Column x + 2.
 // CHECK:                sum[i][j] = fma(0.0390625f, cache[i + 2][j], sum[i][j]);
 // Max dx is 2, RightPad 4: two more moves.
-// CHECK-NEXT:     // Pass the partial sums 2 columns on: within the lane, and from the lane below.
+// CHECK-NEXT:     // Pass the partial sums 2 columns on: within the lane, and from the lane{{([[:space:]]+//)?}} below.
 // CHECK-NEXT:     #pragma unroll
 // CHECK-NEXT:     for (int k = 0; k < 2; ++k)
 // CHECK:          const int outX = col - Shape::RightPad;
 // CHECK:              *reinterpret_cast<Shape::Vector *>(&out[outX + W * outY]) =
 // CHECK:      static void star9_systolic_launch(
 // CHECK:        using Aligned = star9_systolic_wide_shape;
-// CHECK:          star9_systolic_wide<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>(in, out, W, H, extentX, extentY);
+// CHECK:          star9_systolic_wide<<<systolicGrid, Aligned::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, extentX, extentY);
 // CHECK-NEXT:     return;
-// CHECK:        star9_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, W, H, extentX, extentY);
+// CHECK:        star9_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, extentX, extentY);
 
 // Taps at x .. x + 4: no columns loaded on the left, and max dx is a whole
 // vector, so no moves after the last filter column.
@@ -212,8 +215,8 @@ __global__ void conv5(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = s;
 }
 // CHECK:      struct conv5_systolic_wide_shape {
-// CHECK:        static constexpr int LeftPad = 0;
-// CHECK-NEXT:   static constexpr int RightPad = 4;
+// CHECK:        static constexpr int LeftPad ={{[[:space:]]+}}0;
+// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}4;
 // CHECK:      conv5_systolic_wide(
 // CHECK:          // Column x + 4.
 // CHECK-NOT:      Pass the partial sums
@@ -237,13 +240,13 @@ __global__ void star9Double(const double *__restrict__ in,
 // CHECK-NEXT:   using Vector = double2;
 // CHECK-NEXT:   static constexpr int PerLane = 2;
 // CHECK-NEXT:   static constexpr int Rows = 8;
-// CHECK-NEXT:   static constexpr int Cached = 12;
-// CHECK-NEXT:   static constexpr int LeftPad = 2;
-// CHECK-NEXT:   static constexpr int RightPad = 2;
+// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}12;
+// CHECK-NEXT:   static constexpr int LeftPad ={{[[:space:]]+}}2;
+// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}2;
 // CHECK:      star9Double_systolic_wide(
 // CHECK:            cache[c][1] = v.y;
 // CHECK-NOT:        v.z
-// CHECK:              const double fromLane = __shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
+// CHECK:              const double fromLane ={{[[:space:]]+}}__shfl_up_sync(0xffffffffu, sum[i][Shape::PerLane - 1], 1);
 // CHECK:          // Column x + 2.
 // CHECK-NOT:      Pass the partial sums
 // CHECK:              Shape::Vector{sum[i][0], sum[i][1]};
@@ -267,7 +270,7 @@ __global__ void star9Overlapped(const float *__restrict__ in,
 // CHECK-NOT:  star9Overlapped_systolic_wide
 // CHECK:      static void star9Overlapped_systolic_launch(
 // CHECK-NOT:    Aligned
-// CHECK:        star9Overlapped_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>(in, out, W, H, extentX, extentY);
+// CHECK:        star9Overlapped_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, extentX, extentY);
 // CHECK-NEXT: }
 // CHECK-NOT:  star9Overlapped_systolic_wide
 

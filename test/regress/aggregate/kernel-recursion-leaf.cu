@@ -17,9 +17,11 @@
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s --check-prefix=OUT
 // RUN: %nvcc-compile -rdc=true -I %difftest %t.cu -o %t.o
 // CHECK: remark: rewritten: aggregated at kernel granularity into 'p273_leaf_aggregated'
-// OUT: is defined after its body, which launches it.
+// OUT: is defined after its body, which
+// OUT-NEXT: // launches it.
 // OUT-NEXT: __global__ void p273_tree(int *__restrict__ out, const int *__restrict__ in,
-// OUT: __device__ __forceinline__ void p273_tree_body(
+// OUT: __device__ __forceinline__ void
+// OUT-NEXT: p273_tree_body(
 #include "difftest.cuh"
 
 // ==== difftest program p273 ====
