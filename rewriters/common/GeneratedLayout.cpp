@@ -100,13 +100,39 @@ unmarkPragmas(llvm::StringRef Text, llvm::StringRef FileName) {
   return Unmark;
 }
 
-/// Whether every change of \p Layout lies on lines of \p Text holding
-/// inserted text (\p Inserted). clang-format may also change lines next to
-/// those it is asked to (it reflows a comment the user wrote just above a
-/// generated one as one paragraph with it).
-static bool onGeneratedLines(llvm::StringRef Text,
-                             llvm::ArrayRef<tooling::Range> Inserted,
-                             const tooling::Replacements &Layout) {
+/// The start of the line of \p Text that holds \p Offset.
+static size_t lineBegin(llvm::StringRef Text, size_t Offset) {
+  size_t Newline = Text.substr(0, Offset).rfind('\n');
+  return Newline == llvm::StringRef::npos ? 0 : Newline + 1;
+}
+
+/// The end (its newline, or the end of \p Text) of the line holding \p
+/// Offset.
+static size_t lineEnd(llvm::StringRef Text, size_t Offset) {
+  size_t Newline = Text.find('\n', Offset);
+  return Newline == llvm::StringRef::npos ? Text.size() : Newline;
+}
+
+/// Whether code \p Line (one line) goes on on the next line: it is code and
+/// does not end a statement, a declaration or a block.
+static bool continuesOnNextLine(llvm::StringRef Line) {
+  llvm::StringRef Code = Line.trim();
+  return !Code.empty() && !Code.starts_with("#") && !Code.starts_with("//") &&
+         !Code.ends_with("*/") && !Code.ends_with("\\") &&
+         !llvm::is_contained(llvm::StringRef(";{}:"), Code.back());
+}
+
+/// The changes of \p Layout that lie on lines of \p Text holding inserted
+/// text (\p Inserted), or on the other lines of their statements; nothing
+/// if a change elsewhere is more than whitespace. clang-format changes lines
+/// next to those it is asked to: it re-indents the first line of a body
+/// whose head it laid out (such a change only of blanks is left out: the
+/// user's line keeps its indentation), and it reflows a comment the user
+/// wrote just above a generated one as one paragraph with it (the pieces of
+/// a reflow cannot be left out one by one).
+static std::optional<tooling::Replacements>
+onGeneratedLines(llvm::StringRef Text, llvm::ArrayRef<tooling::Range> Inserted,
+                 const tooling::Replacements &Layout) {
   // The lines holding inserted text, in order: [Begin, End) from the start
   // of the first to the end of the last; Lead is where the whitespace before
   // Begin starts (clang-format replaces all the whitespace before a token,
@@ -116,18 +142,27 @@ static bool onGeneratedLines(llvm::StringRef Text,
   };
   std::vector<Span> Spans;
   for (const tooling::Range &R : Inserted) {
-    llvm::StringRef Before = Text.substr(0, R.getOffset());
-    size_t Begin = Before.rfind('\n');
-    Begin = Begin == llvm::StringRef::npos ? 0 : Begin + 1;
-    size_t Lead = Before.substr(0, Begin).find_last_not_of(" \t\r\n");
+    size_t Begin = lineBegin(Text, R.getOffset());
+    size_t End = lineEnd(Text, R.getOffset() + R.getLength());
+    // The statement or declaration the lines belong to: a kernel head that
+    // gained launch bounds is laid out with its continued parameter lines.
+    while (Begin > 0) {
+      size_t Previous = lineBegin(Text, Begin - 1);
+      if (!continuesOnNextLine(Text.slice(Previous, Begin - 1)))
+        break;
+      Begin = Previous;
+    }
+    while (End < Text.size() &&
+           continuesOnNextLine(Text.slice(lineBegin(Text, End), End)))
+      End = lineEnd(Text, End + 1);
+    size_t Lead = Text.substr(0, Begin).find_last_not_of(" \t\r\n");
     Lead = Lead == llvm::StringRef::npos ? 0 : Lead + 1;
-    size_t End = Text.find('\n', R.getOffset() + R.getLength());
-    End = End == llvm::StringRef::npos ? Text.size() : End;
     if (!Spans.empty() && Lead <= Spans.back().End)
       Spans.back().End = std::max(Spans.back().End, End);
     else
       Spans.push_back({Lead, Begin, End});
   }
+  tooling::Replacements Kept;
   for (const tooling::Replacement &R : Layout) {
     size_t Begin = R.getOffset(), End = Begin + R.getLength();
     bool Keep = llvm::any_of(Spans, [&](const Span &S) {
@@ -149,10 +184,13 @@ static bool onGeneratedLines(llvm::StringRef Text,
              Old.trim().empty() && Old.contains('\n') && New.contains('\n') &&
              Old.rsplit('\n').second == New.rsplit('\n').second;
     });
-    if (!Keep)
-      return false;
+    if (Keep)
+      llvm::cantFail(Kept.add(R));
+    else if (!Text.slice(Begin, End).trim().empty() ||
+             !R.getReplacementText().trim().empty())
+      return std::nullopt;
   }
-  return true;
+  return Kept;
 }
 
 /// \p Text without what a layout may change: blanks and line breaks, the
@@ -234,19 +272,19 @@ reformatInserted(llvm::StringRef Original, const tooling::Replacements &Edits,
     return std::nullopt;
   }
   std::vector<tooling::Range> Inserted = insertedRanges(Edits);
-  tooling::Replacements Layout =
-      format::reformat(Style, *Edited, Inserted, FileName);
-  if (!onGeneratedLines(*Edited, Inserted, Layout))
+  std::optional<tooling::Replacements> Layout = onGeneratedLines(
+      *Edited, Inserted, format::reformat(Style, *Edited, Inserted, FileName));
+  if (!Layout)
     return std::nullopt;
   llvm::Expected<std::string> LaidOut =
-      tooling::applyAllReplacements(*Edited, Layout);
+      tooling::applyAllReplacements(*Edited, *Layout);
   if (!LaidOut) {
     llvm::consumeError(LaidOut.takeError());
     return std::nullopt;
   }
   if (layoutFree(*LaidOut) != layoutFree(*Edited))
     return std::nullopt;
-  return std::make_pair(Edits.merge(Layout), std::move(*LaidOut));
+  return std::make_pair(Edits.merge(*Layout), std::move(*LaidOut));
 }
 
 /// The layout of \p Edits with generated pragmas indented like their code,

@@ -153,43 +153,47 @@ private:
     return W.block("struct " + Name + " {", "};");
   }
 
+  /// A member of a shape struct, what it means on the line above it.
+  void member(const Twine &Declaration, const Twine &Meaning) {
+    W.comment(Meaning);
+    W.line(Declaration);
+  }
+
   /// The Rows (P) and Cached (C) members of a shape struct.
   void rowsAndCached(const SystolicShape &Chosen) {
-    W.line("static constexpr int Rows = " + Twine(Chosen.RowsPerThread) +
-           ";   // P: output rows per thread");
-    W.line("static constexpr int Cached = " +
-           Twine(Chosen.RowsPerThread + Plan.rows() - 1) +
-           "; // C = P + N - 1: rows each thread keeps in registers");
+    member("static constexpr int Rows = " + Twine(Chosen.RowsPerThread) + ";",
+           "output rows per thread (P)");
+    member("static constexpr int Cached = " +
+               Twine(Chosen.RowsPerThread + Plan.rows() - 1) + ";",
+           "rows each thread keeps in registers (C = P + N - 1)");
   }
 
   /// The Warps and MinBlocks members of a vector form's shape struct.
   void blockAndResidency(const SystolicShape &Chosen) {
-    W.line("static constexpr int Warps = " + Twine(Chosen.WarpsPerBlock) +
-           ";   // per block");
-    W.line("static constexpr int MinBlocks = " + Twine(Chosen.MinBlocksPerSm) +
-           "; // resident per SM (~" + Twine(Chosen.EstimatedRegisters) +
-           " registers per thread)");
+    member("static constexpr int Warps = " + Twine(Chosen.WarpsPerBlock) + ";",
+           "warps per block");
+    member("static constexpr int MinBlocks = " + Twine(Chosen.MinBlocksPerSm) +
+               ";",
+           "blocks resident per SM (~" + Twine(Chosen.EstimatedRegisters) +
+               " registers per thread)");
   }
 
   void shapeStruct() {
     CodeWriter::Block Struct = shapeOpening(kernelName(), shapeName());
     rowsAndCached(Shape);
-    W.line("static constexpr int Halo = " + Twine(halo()) +
-           ";   // M - 1: lanes that only feed their neighbours");
-    W.line("static constexpr int Columns = 32 - Halo; // output columns per "
-           "warp");
-    W.line("static constexpr int Warps = " + Twine(Shape.WarpsPerBlock) +
-           ";  // per block");
-    W.line("static constexpr int MinBlocks = " + Twine(Shape.MinBlocksPerSm) +
-           "; // resident per SM (~" + Twine(Shape.EstimatedRegisters) +
-           " registers per thread)");
+    member("static constexpr int Halo = " + Twine(halo()) + ";",
+           "lanes that only feed their neighbours (M - 1)");
+    member("static constexpr int Columns = 32 - Halo;",
+           "output columns per warp");
+    blockAndResidency(Shape);
     if (is3D()) {
-      W.line("static constexpr int Window = " + Twine(Plan.planes()) +
-             "; // planes in the z window");
-      W.line("static constexpr int Planes = " + Twine(Shape.PlanesPerWarp) +
-             "; // output planes " +
-             (Shape.ExchangePlanes ? "per block (Warps - Window + 1)"
-                                   : "each warp streams through"));
+      member("static constexpr int Window = " + Twine(Plan.planes()) + ";",
+             "planes in the z window");
+      member("static constexpr int Planes = " + Twine(Shape.PlanesPerWarp) +
+                 ";",
+             Twine("output planes ") + (Shape.ExchangePlanes
+                                            ? "per block (Warps - Window + 1)"
+                                            : "each warp streams through"));
     }
   }
 
@@ -972,22 +976,24 @@ private:
   CodeWriter::Block vectorShapeOpening() {
     CodeWriter::Block Struct =
         shapeOpening(vectorKernelName(), alignedShapeName());
-    W.line("using Vector = " + vectorType() +
-           "; // PerLane elements: one load or store");
-    W.line("static constexpr int PerLane = " + Twine(Aligned->ColumnsPerLane) +
-           "; // V: consecutive columns per lane");
+    member("using Vector = " + vectorType() + ";",
+           "PerLane elements: one load or store");
+    member("static constexpr int PerLane = " + Twine(Aligned->ColumnsPerLane) +
+               ";",
+           "consecutive columns per lane (V)");
     rowsAndCached(*Aligned);
     return Struct;
   }
 
   void alignedShapeStruct() {
     CodeWriter::Block Struct = vectorShapeOpening();
-    W.line("static constexpr int Left = " + Twine(left()) + ", Right = " +
-           Twine(right()) + "; // columns the taps reach beyond a lane's");
-    W.line("static constexpr int Span = Left + PerLane + Right; // columns of "
-           "a cached row");
-    W.line("static constexpr int Columns = 32 * PerLane; // output columns per "
-           "warp");
+    member("static constexpr int Left = " + Twine(left()) +
+               ", Right = " + Twine(right()) + ";",
+           "columns the taps reach beyond a lane's");
+    member("static constexpr int Span = Left + PerLane + Right;",
+           "columns of a cached row");
+    member("static constexpr int Columns = 32 * PerLane;",
+           "output columns per warp");
     blockAndResidency(*Aligned);
   }
 
@@ -1045,14 +1051,14 @@ private:
   void wideShapeStruct() {
     const SystolicShape &A = *Aligned;
     CodeWriter::Block Struct = vectorShapeOpening();
-    W.line("static constexpr int LeftPad = " +
-           Twine(wideLeftPad(Plan.Geometry, A.ColumnsPerLane)) +
-           "; // columns loaded left of a warp's outputs (whole vectors)");
-    W.line("static constexpr int RightPad = " +
-           Twine(wideRightPad(Plan.Geometry, A.ColumnsPerLane)) +
-           "; // columns loaded right of them (whole vectors)");
-    W.line("static constexpr int Columns = 32 * PerLane - LeftPad - RightPad; "
-           "// output columns per warp");
+    member("static constexpr int LeftPad = " +
+               Twine(wideLeftPad(Plan.Geometry, A.ColumnsPerLane)) + ";",
+           "columns loaded left of a warp's outputs (whole vectors)");
+    member("static constexpr int RightPad = " +
+               Twine(wideRightPad(Plan.Geometry, A.ColumnsPerLane)) + ";",
+           "columns loaded right of them (whole vectors)");
+    member("static constexpr int Columns = 32 * PerLane - LeftPad - RightPad;",
+           "output columns per warp");
     blockAndResidency(A);
   }
 

@@ -222,3 +222,35 @@ TEST(GeneratedLayoutTest, LongDocCommentIsReflowed) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(GeneratedLayoutTest, ContinuedLinesOfAnEditedStatementAreLaidOutWithIt) {
+  // Launch bounds added to a kernel head that continues on a second line:
+  // the head is laid out as a whole (else it would pass 80 columns), the
+  // body stays as written.
+  const char *Kernel =
+      "__global__ void parent(float **rows, const int *lengths, int count,\n"
+      "                       float scale) {\n"
+      "    rows[ 0 ][ 0 ] = scale;\n"
+      "}\n";
+  tooling::Replacements Edits;
+  llvm::cantFail(Edits.add(tooling::Replacement(
+      "k.cu", unsigned(llvm::StringRef(Kernel).find("parent")), 0,
+      "__launch_bounds__(256) ")));
+  auto Result =
+      layOutGeneratedCode(Kernel, Edits, format::getLLVMStyle(), "k.cu");
+  ASSERT_TRUE(bool(Result));
+  auto Out = tooling::applyAllReplacements(Kernel, *Result);
+  ASSERT_TRUE(bool(Out));
+  for (llvm::StringRef Line : llvm::split(*Out, '\n'))
+    EXPECT_LE(Line.size(), 80u) << *Out;
+  EXPECT_NE(Out->find("parent(float **rows, const int *lengths, int count, "
+                      "float scale) {\n"),
+            std::string::npos)
+      << *Out;
+  EXPECT_NE(Out->find("\n    rows[ 0 ][ 0 ] = scale;\n}\n"), std::string::npos)
+      << *Out;
+}
+
+} // namespace

@@ -51,9 +51,9 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // CHECK:        out[y * W + x] = (in_tile(x, (Interior ? y - 1 : clampTo(y - 1, 0, H - 1))) +
 // CHECK-NEXT:                     in_tile(x, y) +
 // CHECK-NEXT:                     in_tile(x, (Interior ? y + 1 : clampTo(y + 1, 0, H - 1)))) /
-// CHECK:      __global__ void __launch_bounds__(128)
-// CHECK-NEXT:     kernel(const float *in, float *tmp, int W, int H, float *out, int extentX,
-// CHECK-NEXT:            int extentY) {
+// CHECK:      __global__ void __launch_bounds__(128) kernel(const float *in, float *tmp,
+// CHECK-NEXT:                                               int W, int H, float *out,
+// CHECK-NEXT:                                               int extentX, int extentY) {
 // CHECK-NEXT:   constexpr int kTileW = 32, kTileH = 16, kWarps = 4;
 // CHECK-NEXT:   __shared__ float tmp_tiles[kWarps][18 * 32];
 // CHECK:        const cuda_rewrite::fuse::Tile<float, 32> tmp_tile{tmp_tiles[warp], x0,
@@ -68,9 +68,9 @@ __global__ void blurY(const float *in, float *out, int W, int H) {
 // the rows unrolled, without branches.
 // CHECK:        // blurX over columns x0 + [0, 32), rows y0 + [-1, 17).
 // CHECK-NEXT:   if (interior) {
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:     #pragma unroll
 // CHECK-NEXT:     for (int r = 0; r < 18; ++r)
-// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT:       #pragma unroll
 // CHECK-NEXT:       for (int c = 0; c < 32; c += 32) {
 // CHECK-NEXT:         const int x = x0 + c + lane, y = y0 - 1 + r;
 // CHECK-NEXT:         blurX_point<true>(x, y, in, tmp, W, H, tmp_tile);

@@ -22,10 +22,11 @@ void run(int *out, int n, int threads) {
   walk<<<1, HOST_BLOCK>>>(out, n, 0);
 }
 
-// CONST: __global__ void __launch_bounds__(96) walk_promoted(
+// CONST: __global__ void __launch_bounds__(96){{$}}
+// CONST-NEXT: {{^}}walk_promoted(
 // CONST: #define HALF 96
 // CONST: void run(
 // CONST: static_assert((HOST_BLOCK) == 96,
 // RUNTIME-NOT: static_assert
 // RUNTIME-NOT: __launch_bounds__
-// RUNTIME: __global__ void walk_promoted(
+// RUNTIME: __global__ void{{[[:space:]]+}}walk_promoted(

@@ -26,8 +26,8 @@ __global__ void smooth(int *data, int chunk, int carry) {
 // CHECK-NEXT: // Speculative promoted launch: whether the chain continues is known
 // CHECK-NEXT: // only where the original launched.
 // CHECK-NEXT: if (threadIdx.x == 0) {
-// CHECK-NEXT:   smooth_promoted<<<1, 128, 0, cudaStreamFireAndForget>>>(cr_chain, cr_link + 1,
-// CHECK-NEXT:       data, chunk + 1, carry);
+// CHECK-NEXT:   smooth_promoted<<<1, 128, 0, cudaStreamFireAndForget>>>(
+// CHECK-NEXT:       cr_chain, cr_link + 1, data, chunk + 1, carry);
 // CHECK:      if (threadIdx.x == 0 && more) {
 // CHECK-NEXT:   // The original launched the next link here; hand it its arguments.
 // CHECK-NEXT:   cr_next.carry = v;

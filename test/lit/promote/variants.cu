@@ -2,16 +2,16 @@
 // offset postponed through the slots, the chunk index stepped. The same
 // kernel in each variant (the pragma edited by sed, as the bench does).
 // RUN: %cuda-rewrite --remarks %s -o %t.p.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK-P
-// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.p.cu | FileCheck %s --check-prefixes=CHECK,P
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.p.cu | FileCheck %s --check-prefixes=CHECK,P
 // RUN: sed 's/^#pragma cuda_rewrite promote$/#pragma cuda_rewrite promote aggregate(4)/' %s > %t.pa.in.cu
 // RUN: %cuda-rewrite --remarks %t.pa.in.cu -o %t.pa.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK-PA
-// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.pa.cu | FileCheck %s --check-prefixes=CHECK,PA
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.pa.cu | FileCheck %s --check-prefixes=CHECK,PA
 // RUN: sed 's/^#pragma cuda_rewrite promote$/#pragma cuda_rewrite promote overlap/' %s > %t.po.in.cu
 // RUN: %cuda-rewrite %t.po.in.cu -o %t.po.cu --
-// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.po.cu | FileCheck %s --check-prefixes=CHECK,PO
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.po.cu | FileCheck %s --check-prefixes=CHECK,PO
 // RUN: sed 's/^#pragma cuda_rewrite promote$/#pragma cuda_rewrite promote aggregate(128) overlap/' %s > %t.pao.in.cu
 // RUN: %cuda-rewrite %t.pao.in.cu -o %t.pao.cu --
-// RUN: sed '/^\/\/ [A-Z-]*:/d' %t.pao.cu | FileCheck %s --check-prefixes=CHECK,PAO
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.pao.cu | FileCheck %s --check-prefixes=CHECK,PAO
 
 // CHECK: #include "cuda_rewrite/runtime.cuh"
 
@@ -59,10 +59,12 @@ __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
 // PA:  Deadlock freedom: a block waits
 // PA-NEXT: /// only on the link of the ticket before its own, which a block took and is
 // PA-NEXT: /// therefore already running; no block waits on one that may not be resident,
-// P:      __global__ void __launch_bounds__(256) compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
-// P-NEXT:     unsigned cr_link, const int *__restrict__ in, int *__restrict__ out,
-// PA:     __global__ void __launch_bounds__(256) compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
-// PA-NEXT:    const int *__restrict__ in, int *__restrict__ out, int *__restrict__ count,
+// P:      __global__ void __launch_bounds__(256){{$}}
+// P-NEXT: {{^}}compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
+// P-NEXT:     unsigned cr_link, const int *__restrict__ in,{{[[:space:]]+}}int *__restrict__ out,
+// PA:     __global__ void __launch_bounds__(256){{$}}
+// PA-NEXT: {{^}}compact_promoted(cuda_rewrite::PromoteChain<compact_postponed> *cr_chain,
+// PA-NEXT:    const int *__restrict__ in, int *__restrict__ out,{{[[:space:]]+}}int *__restrict__ count,
 
 // Aggregated: the ticket is the link; the stepped chunk follows from it.
 // PA:      const unsigned cr_link = cuda_rewrite::promoteTicket(cr_chain);
@@ -74,8 +76,8 @@ __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
 // CHECK:      const int begin = chunk * kBlock;
 // P:          // Promoted launch: the next link starts now and waits for this one.
 // P-NEXT:     if (threadIdx.x == 0 && (n - begin > kBlock)) {
-// P-NEXT:       compact_promoted<<<1, kBlock, 0, cudaStreamFireAndForget>>>(cr_chain, cr_link + 1,
-// P-NEXT:           in, out, count, n, chunk + 1, offset);
+// P-NEXT:       compact_promoted<<<1, kBlock, 0, cudaStreamFireAndForget>>>(
+// P-NEXT:           cr_chain, cr_link + 1, in, out, count, n, chunk + 1, offset);
 // P-NEXT:       cuda_rewrite::promoteCheckLaunch(__FILE__, __LINE__);
 // P-NEXT:     }
 // P-NEXT:     // Acquire what link t - 1 released (link 0 keeps the host's arguments).
@@ -87,9 +89,10 @@ __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
 // PA-NEXT:      return;
 // PA-NEXT:    if (threadIdx.x == 0)
 // PA-NEXT:      cuda_rewrite::promoteReportLink(cr_chain, cr_link, n - begin > kBlock);
-// PA:         if (threadIdx.x == 0 && cuda_rewrite::promoteLastOfPool(cr_link, 4) && (n - begin > kBlock)) {
-// PA-NEXT:      compact_promoted<<<4, kBlock, 0, cudaStreamFireAndForget>>>(cr_chain, in,
-// PA-NEXT:          out, count, n, chunk + 1, offset);
+// PA:         if (threadIdx.x == 0 && cuda_rewrite::promoteLastOfPool(cr_link, 4) &&
+// PA-NEXT:        (n - begin > kBlock)) {
+// PA-NEXT:      compact_promoted<<<4, kBlock, 0, cudaStreamFireAndForget>>>(
+// PA-NEXT:          cr_chain, in, out, count, n, chunk + 1, offset);
 // PA:         cuda_rewrite::promoteAwait(cr_chain, cr_link, cr_in);
 // PA-NEXT:    offset = cr_in.offset;
 // PA-NEXT:    const int i = begin + threadIdx.x;
@@ -131,8 +134,7 @@ __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
 // The host launcher: state allocated, zeroed and freed in stream order.
 // CHECK:      inline cudaError_t compact_promoted_launch(dim3 grid, dim3 block,
 // CHECK:        cuda_rewrite::PromoteChain<compact_postponed> *cr_chain = nullptr;
-// CHECK-NEXT:   cudaError_t cr_error =
-// CHECK-NEXT:       cudaMallocAsync(&cr_chain, sizeof *cr_chain, stream);
+// CHECK-NEXT:   cudaError_t cr_error = cudaMallocAsync(&cr_chain, sizeof *cr_chain, stream);
 // CHECK-NEXT:   if (cr_error == cudaSuccess)
 // CHECK-NEXT:     cr_error = cudaMemsetAsync(cr_chain, 0, sizeof *cr_chain, stream);
 // CHECK-NEXT:   if (cr_error != cudaSuccess)

@@ -32,13 +32,21 @@ __global__ void star(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:      __global__ void __launch_bounds__(star_systolic_shape::Warps * 32,{{[[:space:]]+}}star_systolic_shape::MinBlocks)
 // CHECK-NEXT: star_systolic(
 // CHECK:      struct star_systolic_aligned_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   using Vector = float4;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int PerLane = 4;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}6;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 6;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Left = 1,{{[[:space:]]+}}Right = 1;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Span = Left + PerLane + Right;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Columns = 32 * PerLane;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Warps = 4;
 // CHECK:      star_systolic_aligned(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:     int W, int H, float c0, float c1, long long extentX,
@@ -107,6 +115,7 @@ __global__ void starDouble(const double *__restrict__ in,
                    0.25 * in[(y + 1) * W + x];
 }
 // CHECK:      struct starDouble_systolic_aligned_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   using Vector = double2;
 // The taps reach one column left and none right.
 // CHECK:        static constexpr int Left = 1,{{[[:space:]]+}}Right = 0;
@@ -169,6 +178,7 @@ __global__ void wideForced(const float *__restrict__ in,
   out[y * W + x] = s / 25;
 }
 // CHECK:      struct wideForced_systolic_wide_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   using Vector = float2;
 // CHECK-NOT:  struct wideForced_systolic_aligned_shape
 

@@ -53,12 +53,18 @@ __global__ void given(const float *__restrict__ in, float *__restrict__ out,
   STENCIL_BODY
 }
 // CHECK:      struct given_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}6;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 6;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Halo = 2;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Columns = 32 - Halo;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Warps = 8;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}4;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int MinBlocks = 4;
 // CHECK-NEXT: };
 // The generated launch uses the shape's block, not the original's.
 // CHECK:        given_systolic<<<systolicGrid, Shape::Warps * 32, 0, stream>>>({{[[:space:]]*}}in, out, W, H, extentX, extentY);
@@ -72,6 +78,7 @@ __global__ void rowsOnly(const float *__restrict__ in, float *__restrict__ out,
   STENCIL_BODY
 }
 // CHECK:      struct rowsOnly_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 24;
 // CHECK:        static constexpr int Warps = 4;
 
@@ -83,9 +90,11 @@ __global__ void blockOnly(const float *__restrict__ in, float *__restrict__ out,
   STENCIL_BODY
 }
 // CHECK:      struct blockOnly_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 16;
 // CHECK:        static constexpr int Warps = 32;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}1;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int MinBlocks = 1;
 
 void run(const float *in, float *out, int W, int H) {
   dim3 block(32, 8), grid(W / 32, H / 8);

@@ -21,8 +21,11 @@ __global__ void conv3x3(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = s;
 }
 // CHECK:      struct conv3x3_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 16;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}18;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 18;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Halo = 2;
 // CHECK:      conv3x3_systolic(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:     const float *__restrict__ w, int W, int H, long long extentX,
@@ -73,8 +76,11 @@ __global__ void conv5x5(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = s;
 }
 // CHECK:      struct conv5x5_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 16;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}20;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 20;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Halo = 4;
 // CHECK:      conv5x5_systolic(const float *__restrict__ in, float *__restrict__ out, int W,
 // CHECK-NEXT:     int H, long long extentX, long long extentY) {

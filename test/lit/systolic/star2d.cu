@@ -30,12 +30,18 @@ __global__ void jacobi(const float *__restrict__ in, float *__restrict__ out,
 
 // The shape: P = 16 rows per thread, C = P + N - 1 = 18, M - 1 = 2.
 // CHECK:      struct jacobi_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 16;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}18;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 18;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Halo = 2;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Columns = 32 - Halo;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}8;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int MinBlocks = 8;
 // CHECK-NEXT: };
 
 // The kernel: the original parameters plus the launch's extent.

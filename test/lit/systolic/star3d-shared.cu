@@ -28,10 +28,11 @@ __global__ void heat3d(const float *__restrict__ in, float *__restrict__ out,
 }
 // CHECK:      struct heat3d_systolic_shape {
 // CHECK:        static constexpr int Warps = 8;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}1;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int MinBlocks = 1;
 // CHECK:        static constexpr int Window = 3;
-// CHECK-NEXT:   static constexpr int Planes ={{[[:space:]]+}}6;
-// CHECK-SAME:   // output planes per block (Warps - Window + 1)
+// CHECK-NEXT: // output planes per block (Warps - Window + 1)
+// CHECK-NEXT:   static constexpr int Planes = 6;
 // CHECK:        const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 // CHECK-NEXT:   const int tileX = (int)blockIdx.x * Shape::Columns;
 // CHECK:          return; // The whole block is outside.

@@ -21,13 +21,21 @@ __global__ void heat3d(const double *__restrict__ in, double *__restrict__ out,
                             in[i - NX * NY] + in[i + NX * NY]);
 }
 // CHECK:      struct heat3d_systolic_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}6;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 6;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Halo = 2;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Columns = 32 - Halo;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+[0-9]+}};
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int MinBlocks = {{[0-9]+}};
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Window = 3;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Planes = 32;
 // CHECK-NEXT: };
 // CHECK:      heat3d_systolic(const double *__restrict__ in, double *__restrict__ out, int NX,

@@ -44,16 +44,24 @@ __global__ void conv11(const float *__restrict__ in, float *__restrict__ out,
 // CHECK:        __shared__ float filter_[121];
 // CHECK:            const float weight = filter_[60 + 1 * (m - 5) + 11 * (n - 5)];
 // CHECK:      struct conv11_systolic_wide_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   using Vector = float4;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int PerLane = 4;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 4;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}14;
-// CHECK-NEXT:   static constexpr int LeftPad ={{[[:space:]]+}}8;
-// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}8;
-// CHECK-NEXT:   static constexpr int Columns ={{[[:space:]]+}}32 * PerLane - LeftPad - RightPad;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 14;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int LeftPad = 8;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int RightPad = 8;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Columns = 32 * PerLane - LeftPad - RightPad;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}4;
-// CHECK-SAME:   // resident per SM (~100 registers per thread)
+// CHECK-NEXT: // blocks resident per SM (~100 registers per thread)
+// CHECK-NEXT:   static constexpr int MinBlocks = 4;
 // CHECK-NEXT: };
 // CHECK:      __global__ void __launch_bounds__(conv11_systolic_wide_shape::Warps * 32,{{[[:space:]]+}}conv11_systolic_wide_shape::MinBlocks)
 // CHECK-NEXT: conv11_systolic_wide(const float *__restrict__ in, float *__restrict__ out,
@@ -141,15 +149,24 @@ __global__ void star9(const float *__restrict__ in, float *__restrict__ out,
            0.0703125f * in[i - 2 * W] + 0.0859375f * in[i + 2 * W];
 }
 // CHECK:      struct star9_systolic_wide_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   using Vector = float4;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int PerLane = 4;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 8;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}12;
-// CHECK-NEXT:   static constexpr int LeftPad ={{[[:space:]]+}}4;
-// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}4;
-// CHECK-NEXT:   static constexpr int Columns ={{[[:space:]]+}}32 * PerLane - LeftPad - RightPad;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 12;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int LeftPad = 4;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int RightPad = 4;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Columns = 32 * PerLane - LeftPad - RightPad;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Warps = 4;
-// CHECK-NEXT:   static constexpr int MinBlocks ={{[[:space:]]+}}5;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int MinBlocks = 5;
 // CHECK:      star9_systolic_wide(const float *__restrict__ in, float *__restrict__ out,
 // CHECK-NEXT:     int W, int H, long long extentX, long long extentY) {
 // No filter to stage.
@@ -215,8 +232,9 @@ __global__ void conv5(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = s;
 }
 // CHECK:      struct conv5_systolic_wide_shape {
-// CHECK:        static constexpr int LeftPad ={{[[:space:]]+}}0;
-// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}4;
+// CHECK:        static constexpr int LeftPad = 0;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int RightPad = 4;
 // CHECK:      conv5_systolic_wide(
 // CHECK:          // Column x + 4.
 // CHECK-NOT:      Pass the partial sums
@@ -237,12 +255,18 @@ __global__ void star9Double(const double *__restrict__ in,
                                    in[i - 2 * W] + in[i + 2 * W]);
 }
 // CHECK:      struct star9Double_systolic_wide_shape {
+// CHECK-NEXT: //
 // CHECK-NEXT:   using Vector = double2;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int PerLane = 2;
+// CHECK-NEXT: //
 // CHECK-NEXT:   static constexpr int Rows = 8;
-// CHECK-NEXT:   static constexpr int Cached ={{[[:space:]]+}}12;
-// CHECK-NEXT:   static constexpr int LeftPad ={{[[:space:]]+}}2;
-// CHECK-NEXT:   static constexpr int RightPad ={{[[:space:]]+}}2;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int Cached = 12;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int LeftPad = 2;
+// CHECK-NEXT: //
+// CHECK-NEXT:   static constexpr int RightPad = 2;
 // CHECK:      star9Double_systolic_wide(
 // CHECK:            cache[c][1] = v.y;
 // CHECK-NOT:        v.z
