@@ -716,16 +716,12 @@ private:
     return Body;
   }
 
-  /// Loads the Cached rows of one plane into \p Target[c].
-  void loadRows(const std::string &Target, const std::string &PlaneExpr) {
+  /// Loads the Cached rows of a 2D input into \p Target[c] (3D: loadPlane).
+  void loadRows(const std::string &Target) {
     std::string C = Names.name("c"), Row = Names.name("row");
-    std::string Plane = Names.name("plane");
     CodeWriter::Block Rows = eachCachedRow();
-    if (!PlaneExpr.empty())
-      W.line("const " + index() + " " + Plane + " = " + PlaneExpr + ";");
-    W.line(Target + "[" + C +
-           "] = " + needed(Row, PlaneExpr.empty() ? "" : Plane) + "\n    ? " +
-           Plan.Input.element({Names.name("col"), Row, Plane}) +
+    W.line(Target + "[" + C + "] = " + needed(Row, "") + "\n    ? " +
+           Plan.Input.element({Names.name("col"), Row, ""}) +
            "\n    : " + type() + "(0);");
   }
 
@@ -733,7 +729,7 @@ private:
     std::string V = Names.name("cache");
     CodeWriter::Block Rows = rowLoopHead();
     W.line(type() + " " + V + "[" + shape("Cached") + "];");
-    loadRows(V, "");
+    loadRows(V);
     sums([&](int64_t, const std::string &Row) { return V + "[" + Row + "]"; });
     store("");
   }
