@@ -1,6 +1,7 @@
 //===- PromoteCodeGen.cpp - The promoted kernel and its launcher ----------===//
 
 #include "rewriters/promote/PromoteCodeGen.h"
+#include "rewriters/common/CodeWriter.h"
 #include "rewriters/common/GeneratedLayout.h"
 #include "rewriters/common/SourceLines.h"
 #include "clang/AST/ASTContext.h"
@@ -9,7 +10,6 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
 
@@ -26,8 +26,21 @@ std::string promotedLauncherName(const PromotePlan &Plan) {
 namespace {
 
 /// \p Text as a `/// ` comment (the layout breaks its lines).
-std::string docComment(llvm::StringRef Text) {
-  return "/// " + Text.str() + "\n";
+void docComment(CodeWriter &W, const llvm::Twine &Text) {
+  W.line("/// " + Text);
+}
+
+/// \p Code with \p Indent before each of its lines but the empty ones.
+std::string indented(llvm::StringRef Code, llvm::StringRef Indent) {
+  std::string Out;
+  bool LineStart = true;
+  for (char C : Code) {
+    if (LineStart && C != '\n')
+      Out += Indent;
+    Out += C;
+    LineStart = C == '\n';
+  }
+  return Out;
 }
 
 class CodeGen {
@@ -44,76 +57,90 @@ public:
   }
 
   std::string generate() {
-    return valuesStruct() + "\n" + kernelComment() + kernelHead() + body() +
-           "\n\n" + launcher();
+    CodeWriter W;
+    valuesStruct(W);
+    W.line("");
+    kernelComment(W);
+    // The body is the user's, edited: it keeps the layout it has.
+    W.raw(kernelHead() + body() + "\n");
+    W.line("");
+    launcher(W);
+    return W.str();
   }
 
 private:
+  /// A piece of the promoted kernel's body, written at the left margin.
+  using BodyPart = void (CodeGen::*)(CodeWriter &) const;
+
   //===--------------------------------------------------------------------===//
   // Pieces
   //===--------------------------------------------------------------------===//
 
-  std::string valuesStruct() const {
-    std::string S = docComment("The launch arguments of '" + Name +
-                               "' that a link computes for the next one "
-                               "(postponed by promotion): they travel "
-                               "through the chain's slots.") +
-                    "struct " + Values + " {\n";
+  void valuesStruct(CodeWriter &W) const {
+    docComment(W, "The launch arguments of '" + Name +
+                      "' that a link computes for the next one (postponed by "
+                      "promotion): they travel through the chain's slots.");
+    CodeWriter::Block Struct = W.block("struct " + Values + " {", "};");
     for (const PromoteArg &A : Plan.Args)
       if (A.Kind == ArgKind::Postponed)
-        S += "  " +
-             A.Param->getType().getUnqualifiedType().getAsString(
-                 Ctx.getPrintingPolicy()) +
-             " " + A.Param->getNameAsString() + ";\n";
+        W.line(A.Param->getType().getUnqualifiedType().getAsString(
+                   Ctx.getPrintingPolicy()) +
+               " " + A.Param->getNameAsString() + ";");
     if (PostponedNames.empty())
-      S += "  // None: the flag only orders the links.\n";
-    return S + "};\n";
+      W.comment("None: the flag only orders the links.");
   }
 
-  std::string kernelComment() const {
-    const PromoteVariant &V = Plan.Variant;
-    std::string Postponed =
-        PostponedNames.empty() ? "nothing (no argument is postponed)"
-                               : "'" + llvm::join(PostponedNames, "', '") + "'";
-    std::string C = llvm::formatv(
-        "'{0}', promoted: KLAP variant {1} (section III of the KLAP paper), "
-        "generated from '{0}', which is unchanged above. ",
-        Name, V.name());
-    if (V.Pool)
-      C += llvm::formatv(
-          "Links run as the blocks of pools of {0}: the host launches the "
-          "first pool, and the block with the last ticket of a pool launches "
-          "the next pool at its start, with cudaStreamFireAndForget so that "
-          "the pool starts while this one runs (a tail launch would wait for "
-          "the whole pool). Each block takes a ticket (an atomic add) and "
-          "runs the link of that number; blocks past the end of the chain "
-          "learn it from the chain's extent and return. Deadlock freedom: a "
-          "block waits only on the link of the ticket before its own, which "
-          "a block took and is therefore already running; no block waits on "
-          "one that may not be resident, whatever the pool size or the "
-          "occupancy.",
-          Pool);
+  void kernelComment(CodeWriter &W) const {
+    docComment(W, "'" + Name + "', promoted: KLAP variant " +
+                      Plan.Variant.name() +
+                      " (section III of the KLAP paper), generated from '" +
+                      Name + "', which is unchanged above. " +
+                      schedulingText() + flagsText());
+  }
+
+  /// How the links are launched, and why they cannot deadlock.
+  std::string schedulingText() const {
+    std::string C;
+    if (Plan.Variant.Pool)
+      C = "Links run as the blocks of pools of " + Pool +
+          ": the host launches the first pool, and the block with the last "
+          "ticket of a pool launches the next pool at its start, with "
+          "cudaStreamFireAndForget so that the pool starts while this one "
+          "runs (a tail launch would wait for the whole pool). Each block "
+          "takes a ticket (an atomic add) and runs the link of that number; "
+          "blocks past the end of the chain learn it from the chain's extent "
+          "and return. Deadlock freedom: a block waits only on the link of "
+          "the ticket before its own, which a block took and is therefore "
+          "already running; no block waits on one that may not be resident, "
+          "whatever the pool size or the occupancy.";
     else
-      C += "Each link launches the next one at its start, with "
-           "cudaStreamFireAndForget, not at its end, so that the launch "
-           "overlaps this link's work. Deadlock freedom: a link waits only "
-           "on the link that launched it, which is running.";
+      C = "Each link launches the next one at its start, with "
+          "cudaStreamFireAndForget, not at its end, so that the launch "
+          "overlaps this link's work. Deadlock freedom: a link waits only on "
+          "the link that launched it, which is running.";
     if (!Plan.EarlyCondition)
       C += " The launch condition is known only where the original "
            "launched: the next link is launched speculatively, and returns "
            "if this one did not continue the chain.";
-    C += " Flags: link t - 1 stores " + Postponed +
-         " in slot t of cr_chain and then releases the slot's flag (2 * t + "
-         "continued) ";
+    return C;
+  }
+
+  /// How the postponed values pass from one link to the next.
+  std::string flagsText() const {
+    std::string Postponed =
+        PostponedNames.empty() ? "nothing (no argument is postponed)"
+                               : "'" + llvm::join(PostponedNames, "', '") + "'";
+    std::string C = " Flags: link t - 1 stores " + Postponed +
+                    " in slot t of cr_chain and then releases the slot's flag "
+                    "(2 * t + continued) ";
     C += Plan.PublishAtEnd ? "at its end, after a barrier, so that all it "
                              "wrote comes before what later links write; "
                            : "where the original launched; ";
-    C += V.Overlap ? "link t acquires it after its independent prologue "
-                     "(overlap_boundary), "
-                   : "link t acquires it at its start, ";
-    C += "before anything that depends on link t - 1. Link 0 takes the host "
-         "launch's arguments.";
-    return docComment(C);
+    C += Plan.Variant.Overlap ? "link t acquires it after its independent "
+                                "prologue (overlap_boundary), "
+                              : "link t acquires it at its start, ";
+    return C + "before anything that depends on link t - 1. Link 0 takes the "
+               "host launch's arguments.";
   }
 
   std::string kernelHead() const {
@@ -147,12 +174,12 @@ private:
     const CompoundStmt *B = Plan.Body;
     const PromoteVariant &V = Plan.Variant;
     if (V.Pool)
-      insert(offset(B->getLBracLoc()) + 1, "\n" + ticket());
+      insert(offset(B->getLBracLoc()) + 1, "\n" + inBody(&CodeGen::ticket));
     SourceLocation AfterPrefix =
         Plan.PrefixEnd ? B->body_begin()[Plan.PrefixEnd - 1]->getEndLoc()
                        : B->getLBracLoc();
     insert(offset(lineAfter(Ctx, AfterPrefix)),
-           (Plan.PrefixEnd ? "\n" : "") + hoisted());
+           (Plan.PrefixEnd ? "\n" : "") + inBody(&CodeGen::hoisted));
     // The wait replaces the overlap_boundary line, unless the boundary moved
     // past declarations the hoisted code needs.
     bool AtPragma =
@@ -163,88 +190,100 @@ private:
       unsigned End = Plan.BoundaryPragmaEnd;
       if (buffer()[End] == '\n')
         ++End;
-      add(Plan.BoundaryPragmaBegin, End, AtPragma ? await() : "");
+      add(Plan.BoundaryPragmaBegin, End,
+          AtPragma ? inBody(&CodeGen::await) : "");
     }
     if (V.Overlap && !AtPragma)
-      insert(lineStartOffset(B->body_begin()[*Plan.Boundary]), await());
-    insert(lineStartOffset(Plan.LaunchIf),
-           Indent + Values +
-               " cr_next{}; // Set where the original "
-               "launched the next link.\n" +
-               Indent + "bool cr_launched = false;\n");
+      insert(lineStartOffset(B->body_begin()[*Plan.Boundary]),
+             inBody(&CodeGen::await));
+    insert(lineStartOffset(Plan.LaunchIf), inBody(&CodeGen::handOverState));
     replaceLaunch();
     if (Plan.PublishAtEnd)
-      insert(lineStartOffset(B->getRBracLoc()),
-             Indent +
-                 "// Release only after all of this link's accesses, "
-                 "so that later links\n" +
-                 Indent + "// see memory as the original's next link did.\n" +
-                 Indent + "__syncthreads();\n" + publish());
+      insert(lineStartOffset(B->getRBracLoc()), inBody(&CodeGen::publishAtEnd));
     else
-      insert(offset(lineAfter(Ctx, Plan.LaunchIf->getEndLoc())), publish());
+      insert(offset(lineAfter(Ctx, Plan.LaunchIf->getEndLoc())),
+             inBody(&CodeGen::publish));
     return render(offset(B->getLBracLoc()), offset(B->getRBracLoc()) + 1);
   }
 
-  std::string ticket() const {
-    std::string S =
-        Indent +
-        "// The block's ticket is its link (see the comment above).\n" +
-        Indent +
-        "const unsigned cr_link = cuda_rewrite::promoteTicket(cr_chain);\n";
+  /// What \p Part writes, at the indentation of the body's statements: it
+  /// goes into the user's body, among lines that no CodeWriter indented.
+  std::string inBody(BodyPart Part) const {
+    CodeWriter W;
+    (this->*Part)(W);
+    return indented(W.str(), Indent);
+  }
+
+  void ticket(CodeWriter &W) const {
+    W.comment("The block's ticket is its link (see the comment above).");
+    W.line("const unsigned cr_link = cuda_rewrite::promoteTicket(cr_chain);");
     bool Rank = false;
     for (const PromoteArg &A : Plan.Args)
       if (A.Kind == ArgKind::Stepped) {
         if (!Rank)
-          S += Indent + "const int cr_rank = int(cr_link % " + Pool +
-               "); // Links since the pool's first.\n";
+          W.line("const int cr_rank = int(cr_link % " + Pool +
+                 "); // Links since the pool's first.");
         Rank = true;
         std::string P = A.Param->getNameAsString();
-        S += Indent + P + " = " + P + " " + A.StepSign + " cr_rank * " +
-             A.StepAmount + ";\n";
+        W.line(P + " = " + P + " " + A.StepSign + " cr_rank * " + A.StepAmount +
+               ";");
       }
-    return S;
   }
 
   /// What runs at the start, after the declarations it needs.
-  std::string hoisted() const {
+  void hoisted(CodeWriter &W) const {
     const PromoteVariant &V = Plan.Variant;
     if (V.Pool) {
-      std::string S = Indent +
-                      "// Does this link exist? A pool may run past "
-                      "the end of the chain.\n" +
-                      Indent +
-                      "if (!cuda_rewrite::promoteAwaitLink(cr_chain, "
-                      "cr_link))\n" +
-                      Indent + "  return;\n";
-      if (Plan.EarlyCondition)
-        S += Indent + "if (threadIdx.x == 0)\n" + Indent +
-             "  cuda_rewrite::promoteReportLink(cr_chain, cr_link, " +
-             Plan.Condition + ");\n";
-      S += Indent +
-           "// The last link of a pool launches the next pool, hoisted from "
-           "where the\n" +
-           Indent + "// original launched the next link.\n";
-      S += launch("cuda_rewrite::promoteLastOfPool(cr_link, " + Pool + ")",
-                  Pool, "cr_chain");
-      return V.Overlap ? S : S + await();
+      poolStart(W);
+      if (!V.Overlap)
+        await(W);
+      return;
     }
-    std::string Launch =
-        Indent +
-        (Plan.EarlyCondition
-             ? "// Promoted launch: the next link starts now and waits for "
-               "this one.\n"
-             : "// Speculative promoted launch: whether the chain continues "
-               "is known\n" +
-                   Indent + "// only where the original launched.\n") +
-        launch("", "1", "cr_chain, cr_link + 1");
-    if (V.Overlap)
-      return Launch;
-    return Plan.EarlyCondition ? Launch + await() : await() + Launch;
+    // A speculative launch waits first: the wait returns where link t - 1
+    // did not continue the chain, which ends the speculation there.
+    bool AwaitFirst = !V.Overlap && !Plan.EarlyCondition;
+    if (AwaitFirst)
+      await(W);
+    nextLink(W);
+    if (!V.Overlap && !AwaitFirst)
+      await(W);
+  }
+
+  /// A pool's block: whether its link exists, and the launch of the next
+  /// pool.
+  void poolStart(CodeWriter &W) const {
+    W.comment("Does this link exist? A pool may run past the end of the "
+              "chain.");
+    {
+      CodeWriter::Block Missing =
+          W.unbraced("if (!cuda_rewrite::promoteAwaitLink(cr_chain, cr_link))");
+      W.line("return;");
+    }
+    if (Plan.EarlyCondition) {
+      CodeWriter::Block First = W.unbraced("if (threadIdx.x == 0)");
+      W.line("cuda_rewrite::promoteReportLink(cr_chain, cr_link, " +
+             Plan.Condition + ");");
+    }
+    W.comment("The last link of a pool launches the next pool, hoisted from "
+              "where the\noriginal launched the next link.");
+    launch(W, "cuda_rewrite::promoteLastOfPool(cr_link, " + Pool + ")", Pool,
+           "cr_chain");
+  }
+
+  /// The launch of the next link, one block.
+  void nextLink(CodeWriter &W) const {
+    if (Plan.EarlyCondition)
+      W.comment("Promoted launch: the next link starts now and waits for "
+                "this one.");
+    else
+      W.comment("Speculative promoted launch: whether the chain continues is "
+                "known\nonly where the original launched.");
+    launch(W, "", "1", "cr_chain, cr_link + 1");
   }
 
   /// `if (threadIdx.x == 0 && extra && cond) kernel<<<grid, ...>>>(...)`.
-  std::string launch(const std::string &Extra, const std::string &Grid,
-                     const std::string &Leading) const {
+  void launch(CodeWriter &W, const std::string &Extra, const std::string &Grid,
+              const std::string &Leading) const {
     std::string Cond = "threadIdx.x == 0";
     if (!Extra.empty())
       Cond += " && " + Extra;
@@ -255,43 +294,59 @@ private:
       Args.push_back(A.Kind == ArgKind::Uniform || A.Kind == ArgKind::Postponed
                          ? A.Param->getNameAsString()
                          : A.Text);
-    return Indent + "if (" + Cond + ") {\n" + Indent + "  " +
-           callText(Kernel + "<<<" + Grid + ", " + Plan.BlockText +
+    CodeWriter::Block Then = W.block("if (" + Cond + ") {");
+    W.line(callText(Kernel + "<<<" + Grid + ", " + Plan.BlockText +
                         ", 0, cudaStreamFireAndForget>>>",
                     Args) +
-           ";\n" + Indent +
-           "  cuda_rewrite::promoteCheckLaunch(__FILE__, __LINE__);\n" +
-           Indent + "}\n";
+           ";");
+    W.line("cuda_rewrite::promoteCheckLaunch(__FILE__, __LINE__);");
   }
 
   /// The wait for the previous link's values.
-  std::string await() const {
-    std::string S = Indent + "// Acquire what link t - 1 released (link 0 "
-                             "keeps the host's arguments).\n";
-    S +=
-        Indent + Values + " cr_in{" + llvm::join(PostponedNames, ", ") + "};\n";
+  void await(CodeWriter &W) const {
+    W.comment("Acquire what link t - 1 released (link 0 keeps the host's "
+              "arguments).");
+    W.line(Values + " cr_in{" + llvm::join(PostponedNames, ", ") + "};");
     std::string Call = "cuda_rewrite::promoteAwait(cr_chain, cr_link, cr_in)";
-    if (!Plan.EarlyCondition && !Plan.Variant.Pool)
-      S += Indent + "if (!" + Call + ")\n" + Indent +
-           "  return; // Link t - 1 did not continue the chain.\n";
-    else
-      S += Indent + Call + ";\n";
+    if (!Plan.EarlyCondition && !Plan.Variant.Pool) {
+      CodeWriter::Block Ended = W.unbraced("if (!" + Call + ")");
+      W.line("return; // Link t - 1 did not continue the chain.");
+    } else {
+      W.line(Call + ";");
+    }
     for (const std::string &P : PostponedNames)
-      S += Indent + P + " = cr_in." + P + ";\n";
-    return S;
+      W.line(P + " = cr_in." + P + ";");
   }
 
-  std::string publish() const {
+  /// The values the launch's replacement hands over, before the `if` that
+  /// held the launch.
+  void handOverState(CodeWriter &W) const {
+    W.line(Values +
+           " cr_next{}; // Set where the original launched the next link.");
+    W.line("bool cr_launched = false;");
+  }
+
+  void publishAtEnd(CodeWriter &W) const {
+    W.comment("Release only after all of this link's accesses, so that later "
+              "links\nsee memory as the original's next link did.");
+    W.line("__syncthreads();");
+    publish(W);
+  }
+
+  void publish(CodeWriter &W) const {
     std::string Publish = "cuda_rewrite::promotePublish(cr_chain, cr_link + "
-                          "1, cr_next, cr_launched);\n";
-    std::string S = Indent + "// Release the next link: it acquires cr_next "
-                             "and all this link wrote before.\n";
-    if (Plan.Variant.Pool && !Plan.EarlyCondition)
-      return S + Indent + "if (threadIdx.x == 0) {\n" + Indent +
-             "  cuda_rewrite::promoteReportLink(cr_chain, cr_link, "
-             "cr_launched);\n" +
-             Indent + "  " + Publish + Indent + "}\n";
-    return S + Indent + "if (threadIdx.x == 0)\n" + Indent + "  " + Publish;
+                          "1, cr_next, cr_launched);";
+    W.comment("Release the next link: it acquires cr_next and all this link "
+              "wrote before.");
+    if (Plan.Variant.Pool && !Plan.EarlyCondition) {
+      CodeWriter::Block First = W.block("if (threadIdx.x == 0) {");
+      W.line("cuda_rewrite::promoteReportLink(cr_chain, cr_link, "
+             "cr_launched);");
+      W.line(Publish);
+      return;
+    }
+    CodeWriter::Block First = W.unbraced("if (threadIdx.x == 0)");
+    W.line(Publish);
   }
 
   /// The launch statement becomes the hand-over of the postponed values.
@@ -306,72 +361,96 @@ private:
       ++End;
     // `if (...) launch;` needs braces around what replaces the launch.
     bool Braces = Plan.LaunchIf->getThen() == S;
-    std::string Outer = indentOf(Plan.LaunchIf->getBeginLoc());
-    std::string Inner = Braces ? Outer + "  " : indentOf(S->getBeginLoc());
-    if (Braces)
+    CodeWriter W;
+    if (Braces) {
       Begin = offset(Plan.LaunchIf->getRParenLoc()) + 1;
-    std::string Text = (Braces ? " {\n" + Inner : std::string()) +
-                       "// The original launched the next link here; hand "
-                       "it its arguments.\n";
-    for (const PromoteArg &A : Plan.Args)
-      if (A.Kind == ArgKind::Postponed)
-        Text += Inner + "cr_next." + A.Param->getNameAsString() + " = " +
-                A.Text + ";\n";
-    Text += Inner + "cr_launched = true;";
-    if (Braces)
-      Text += "\n" + Outer + "}";
-    add(Begin, End, Text);
+      CodeWriter::Block Then = W.block("{");
+      handOver(W);
+    } else {
+      handOver(W);
+    }
+    std::string At = Braces ? indentOf(Plan.LaunchIf->getBeginLoc())
+                            : indentOf(S->getBeginLoc());
+    add(Begin, End, (Braces ? " " : "") + inPlace(W, At));
   }
 
-  std::string launcher() const {
+  void handOver(CodeWriter &W) const {
+    W.comment("The original launched the next link here; hand it its "
+              "arguments.");
+    for (const PromoteArg &A : Plan.Args)
+      if (A.Kind == ArgKind::Postponed)
+        W.line("cr_next." + A.Param->getNameAsString() + " = " + A.Text + ";");
+    W.line("cr_launched = true;");
+  }
+
+  /// \p W's code in place of a statement at indentation \p At: it starts
+  /// where the statement started, after its line's indentation, and ends
+  /// where it ended, before the rest of its line.
+  static std::string inPlace(const CodeWriter &W, llvm::StringRef At) {
+    return llvm::StringRef(indented(W.str(), At))
+        .drop_front(At.size())
+        .drop_back()
+        .str();
+  }
+
+  void launcher(CodeWriter &W) const {
     const PromoteVariant &V = Plan.Variant;
     std::vector<std::string> Params, Args;
     for (const ParmVarDecl *P : Plan.Kernel->parameters()) {
       Params.push_back(tokenText(P->getSourceRange()));
       Args.push_back(P->getNameAsString());
     }
-    std::string Leading = V.Pool ? "cr_chain" : "cr_chain, 0u";
-    std::string Grid = V.Pool ? "dim3(" + Pool + ")" : std::string("grid");
-    std::string S = docComment(
-        llvm::formatv(
-            "Replaces `{0}<<<grid, block, shared, stream>>>(...)` on the host: "
-            "runs the chain from its first link as {1}. grid is 1 (the pass "
-            "checked every launch it rewrote){2}. The chain's state is "
-            "allocated, zeroed and freed in stream order, so chains in "
-            "different streams never share it; freeing it waits for the whole "
-            "chain, since a grid completes only with the grids it launched.",
-            Name, promotedKernelName(Plan),
-            V.Pool ? "; the first pool of " + Pool + " blocks runs links 0.." +
-                         std::to_string(V.Pool - 1) +
-                         " and the next pools the "
-                         "rest"
-                   : "")
-            .str());
+    launcherComment(W);
     std::vector<std::string> Head{"dim3 grid", "dim3 block", "size_t shared",
                                   "cudaStream_t stream"};
     Head.insert(Head.end(), Params.begin(), Params.end());
-    S += callText("inline cudaError_t " + promotedLauncherName(Plan), Head) +
-         " {\n";
+    CodeWriter::Block Body = W.block(
+        callText("inline cudaError_t " + promotedLauncherName(Plan), Head) +
+        " {");
     if (V.Pool)
-      S += "  (void)grid;\n";
-    S +=
-        "  cuda_rewrite::PromoteChain<" + Values +
-        "> *cr_chain = nullptr;\n"
-        "  cudaError_t cr_error = cudaMallocAsync(&cr_chain, sizeof *cr_chain, "
-        "stream);\n"
-        "  if (cr_error == cudaSuccess)\n"
-        "    cr_error = cudaMemsetAsync(cr_chain, 0, sizeof *cr_chain, "
-        "stream);\n"
-        "  if (cr_error != cudaSuccess)\n"
-        "    return cr_error;\n";
-    Args.insert(Args.begin(), Leading);
-    S += "  " +
-         callText(Kernel + "<<<" + Grid + ", block, shared, stream>>>", Args) +
-         ";\n";
-    S += "  cr_error = cudaPeekAtLastError();\n"
-         "  cudaError_t cr_freed = cudaFreeAsync(cr_chain, stream);\n"
-         "  return cr_error != cudaSuccess ? cr_error : cr_freed;\n}\n";
-    return S;
+      W.line("(void)grid;");
+    allocateChain(W);
+    std::string Grid = V.Pool ? "dim3(" + Pool + ")" : std::string("grid");
+    Args.insert(Args.begin(), V.Pool ? "cr_chain" : "cr_chain, 0u");
+    W.line(
+        callText(Kernel + "<<<" + Grid + ", block, shared, stream>>>", Args) +
+        ";");
+    W.line("cr_error = cudaPeekAtLastError();");
+    W.line("cudaError_t cr_freed = cudaFreeAsync(cr_chain, stream);");
+    W.line("return cr_error != cudaSuccess ? cr_error : cr_freed;");
+  }
+
+  void launcherComment(CodeWriter &W) const {
+    const PromoteVariant &V = Plan.Variant;
+    std::string Pools =
+        V.Pool ? "; the first pool of " + Pool + " blocks runs links 0.." +
+                     std::to_string(V.Pool - 1) + " and the next pools the rest"
+               : "";
+    docComment(W,
+               "Replaces `" + Name +
+                   "<<<grid, block, shared, stream>>>(...)` on the host: runs "
+                   "the chain from its first link as " +
+                   Kernel +
+                   ". grid is 1 (the pass checked every launch it rewrote)" +
+                   Pools +
+                   ". The chain's state is allocated, zeroed and freed in "
+                   "stream order, so chains in different streams never share "
+                   "it; freeing it waits for the whole chain, since a grid "
+                   "completes only with the grids it launched.");
+  }
+
+  /// The chain's state, zeroed; the launcher returns if it cannot have it.
+  void allocateChain(CodeWriter &W) const {
+    W.line("cuda_rewrite::PromoteChain<" + Values + "> *cr_chain = nullptr;");
+    W.line("cudaError_t cr_error = cudaMallocAsync(&cr_chain, sizeof "
+           "*cr_chain, stream);");
+    {
+      CodeWriter::Block Allocated = W.unbraced("if (cr_error == cudaSuccess)");
+      W.line("cr_error = cudaMemsetAsync(cr_chain, 0, sizeof *cr_chain, "
+             "stream);");
+    }
+    CodeWriter::Block Failed = W.unbraced("if (cr_error != cudaSuccess)");
+    W.line("return cr_error;");
   }
 
   //===--------------------------------------------------------------------===//
