@@ -573,9 +573,20 @@ private:
       if (Other.Child == A.Child && Other.Scalar == A.Scalar &&
           SM.isBeforeInTranslationUnit(Last, pinPlace(Other.Parent)))
         Last = pinPlace(Other.Parent);
-    return check(Context.Edits.addDefinition("aggregate/pins/" + A.kernelName(),
-                                             "\n" + pinnedValues(Pins), Last),
-                 S.C->Loc);
+    return addPins(Pins, Last, S.C->Loc);
+  }
+
+  /// Adds the static_asserts of \p Pins at \p Place, once: the same values
+  /// pinned for two generated kernels (a recursive parent's block size, for
+  /// its bound and its aggregated copy's) at one place are one definition.
+  bool addPins(const ConfigPins &Pins, SourceLocation Place,
+               SourceLocation Loc) {
+    std::string Text = "\n" + pinnedValues(Pins);
+    return check(
+        Context.Edits.addDefinition(
+            "aggregate/pins/" + std::to_string(SM.getFileOffset(Place)) + Text,
+            Text, Place),
+        Loc);
   }
 
   static std::string helperKey(Granularity G) {
@@ -861,10 +872,7 @@ private:
     }
     for (const auto &[Parent, Pins] : ShapePins)
       if (!Pins.empty() &&
-          !check(Context.Edits.addDefinition(
-                     "aggregate/pins/" + Parent->getNameAsString(),
-                     "\n" + pinnedValues(Pins), pinPlace(Parent)),
-                 Parent->getLocation()))
+          !addPins(Pins, pinPlace(Parent), Parent->getLocation()))
         return false;
     return true;
   }
