@@ -321,8 +321,8 @@ private:
   /// The values the launch's replacement hands over, before the `if` that
   /// held the launch.
   void handOverState(CodeWriter &W) const {
-    W.line(Values +
-           " cr_next{}; // Set where the original launched the next link.");
+    W.comment("Set where the original launched the next link.");
+    W.line(Values + " cr_next{};");
     W.line("bool cr_launched = false;");
   }
 

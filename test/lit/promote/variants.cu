@@ -115,7 +115,8 @@ __global__ void compact(const int *__restrict__ in, int *__restrict__ out,
 // The launch becomes the hand-over, released at the link's end: the links
 // write 'out', and the pass cannot prove that they write disjoint elements,
 // so every write of link t must come before those of link t + 1.
-// CHECK:      compact_postponed cr_next{}; // Set where the original launched the next link.
+// CHECK:      // Set where the original launched the next link.
+// CHECK-NEXT: compact_postponed cr_next{};
 // CHECK-NEXT: bool cr_launched = false;
 // CHECK-NEXT: if (threadIdx.x == 0 && n - begin > kBlock) {
 // CHECK-NEXT:   // The original launched the next link here; hand it its arguments.
