@@ -17,21 +17,28 @@ unsigned offsetOf(llvm::StringRef Text) {
   return unsigned(llvm::StringRef(User).find(Text));
 }
 
-/// \p Edits applied to User after the layout, in \p Style.
-std::string laidOut(std::vector<tooling::Replacement> Edits,
-                    format::FormatStyle Style = format::getLLVMStyle()) {
+/// \p Edits applied to \p Source after the layout, in \p Style.
+std::string laidOutIn(llvm::StringRef Source,
+                      std::vector<tooling::Replacement> Edits,
+                      format::FormatStyle Style = format::getLLVMStyle()) {
   tooling::Replacements All;
   for (const tooling::Replacement &R : Edits)
     EXPECT_FALSE(bool(All.add(R)));
-  auto Result = layOutGeneratedCode(User, All, Style, "user.cu");
+  auto Result = layOutGeneratedCode(Source, All, Style, "user.cu");
   EXPECT_TRUE(bool(Result));
   if (!Result) {
     llvm::consumeError(Result.takeError());
     return "";
   }
-  auto Text = tooling::applyAllReplacements(User, *Result);
+  auto Text = tooling::applyAllReplacements(Source, *Result);
   EXPECT_TRUE(bool(Text));
   return Text ? *Text : "";
+}
+
+/// \p Edits applied to User after the layout, in \p Style.
+std::string laidOut(std::vector<tooling::Replacement> Edits,
+                    format::FormatStyle Style = format::getLLVMStyle()) {
+  return laidOutIn(User, std::move(Edits), Style);
 }
 
 tooling::Replacement insert(unsigned Offset, llvm::StringRef Text) {
@@ -147,17 +154,11 @@ TEST(GeneratedLayoutTest, UserCommentAboveAGeneratedOneStaysAsWritten) {
   const char *Comments = "// The user's comment,\n"
                          "// in short lines.\n";
   std::string Source = std::string(Comments) + User;
-  tooling::Replacements Edits;
-  llvm::cantFail(Edits.add(tooling::Replacement(
-      "user.cu", unsigned(llvm::StringRef(Comments).size()), 0,
-      "// A generated comment that is long enough to be broken by the "
-      "layout into two lines.\n")));
-  auto Result =
-      layOutGeneratedCode(Source, Edits, format::getLLVMStyle(), "user.cu");
-  ASSERT_TRUE(bool(Result));
-  auto Out = tooling::applyAllReplacements(Source, *Result);
-  ASSERT_TRUE(bool(Out));
-  EXPECT_EQ(Out->substr(0, Out->find(User)),
+  std::string Out = laidOutIn(
+      Source, {insert(unsigned(llvm::StringRef(Comments).size()),
+                      "// A generated comment that is long enough to be "
+                      "broken by the layout into two lines.\n")});
+  EXPECT_EQ(Out.substr(0, Out.find(User)),
             "// The user's comment,\n"
             "// in short lines.\n"
             "\n"
@@ -180,27 +181,22 @@ TEST(GeneratedLayoutTest, UserCommentNeverReflowedWithGeneratedText) {
                      "#pragma removed\n";
   std::string Source = std::string(Head) + User;
   unsigned Pragma = unsigned(llvm::StringRef(Head).find("#pragma"));
-  tooling::Replacements Edits;
-  llvm::cantFail(Edits.add(tooling::Replacement(
-      "user.cu", Pragma, unsigned(llvm::StringRef("#pragma removed\n").size()),
-      "")));
-  llvm::cantFail(Edits.add(tooling::Replacement(
-      "user.cu", unsigned(llvm::StringRef(Head).size()), 0,
-      "// Generated: a comment line of its own, and a long one that the "
-      "layout breaks.\nint generated;\n")));
-  auto Result =
-      layOutGeneratedCode(Source, Edits, format::getLLVMStyle(), "user.cu");
-  ASSERT_TRUE(bool(Result));
-  auto Out = tooling::applyAllReplacements(Source, *Result);
-  ASSERT_TRUE(bool(Out));
-  EXPECT_EQ(Out->find("// The user's comment, long enough that a reflow would "
-                      "join the next one\n// to it.\n"),
+  std::string Out = laidOutIn(
+      Source,
+      {tooling::Replacement(
+           "user.cu", Pragma,
+           unsigned(llvm::StringRef("#pragma removed\n").size()), ""),
+       insert(unsigned(llvm::StringRef(Head).size()),
+              "// Generated: a comment line of its own, and a long one that "
+              "the layout breaks.\nint generated;\n")});
+  EXPECT_EQ(Out.find("// The user's comment, long enough that a reflow would "
+                     "join the next one\n// to it.\n"),
             0u)
-      << *Out;
-  EXPECT_NE(Out->find("// Generated: a comment line of its own"),
+      << Out;
+  EXPECT_NE(Out.find("// Generated: a comment line of its own"),
             std::string::npos)
-      << *Out;
-  EXPECT_NE(Out->find("int generated;\n"), std::string::npos) << *Out;
+      << Out;
+  EXPECT_NE(Out.find("int generated;\n"), std::string::npos) << Out;
 }
 
 } // namespace
@@ -234,23 +230,17 @@ TEST(GeneratedLayoutTest, ContinuedLinesOfAnEditedStatementAreLaidOutWithIt) {
       "                       float scale) {\n"
       "    rows[ 0 ][ 0 ] = scale;\n"
       "}\n";
-  tooling::Replacements Edits;
-  llvm::cantFail(Edits.add(tooling::Replacement(
-      "k.cu", unsigned(llvm::StringRef(Kernel).find("parent")), 0,
-      "__launch_bounds__(256) ")));
-  auto Result =
-      layOutGeneratedCode(Kernel, Edits, format::getLLVMStyle(), "k.cu");
-  ASSERT_TRUE(bool(Result));
-  auto Out = tooling::applyAllReplacements(Kernel, *Result);
-  ASSERT_TRUE(bool(Out));
-  for (llvm::StringRef Line : llvm::split(*Out, '\n'))
-    EXPECT_LE(Line.size(), 80u) << *Out;
-  EXPECT_NE(Out->find("parent(float **rows, const int *lengths, int count, "
-                      "float scale) {\n"),
+  std::string Out = laidOutIn(
+      Kernel, {insert(unsigned(llvm::StringRef(Kernel).find("parent")),
+                      "__launch_bounds__(256) ")});
+  for (llvm::StringRef Line : llvm::split(Out, '\n'))
+    EXPECT_LE(Line.size(), 80u) << Out;
+  EXPECT_NE(Out.find("parent(float **rows, const int *lengths, int count, "
+                     "float scale) {\n"),
             std::string::npos)
-      << *Out;
-  EXPECT_NE(Out->find("\n    rows[ 0 ][ 0 ] = scale;\n}\n"), std::string::npos)
-      << *Out;
+      << Out;
+  EXPECT_NE(Out.find("\n    rows[ 0 ][ 0 ] = scale;\n}\n"), std::string::npos)
+      << Out;
 }
 
 } // namespace
