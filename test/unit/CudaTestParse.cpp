@@ -17,6 +17,23 @@ using namespace clang::ast_matchers;
 
 namespace cuda_rewrite::test {
 
+std::string appliedEdits(llvm::StringRef Source,
+                         llvm::Expected<clang::tooling::Replacements> Edits) {
+  EXPECT_TRUE(bool(Edits));
+  if (!Edits) {
+    llvm::consumeError(Edits.takeError());
+    return "";
+  }
+  llvm::Expected<std::string> Result =
+      clang::tooling::applyAllReplacements(Source, *Edits);
+  EXPECT_TRUE(bool(Result));
+  if (!Result) {
+    llvm::consumeError(Result.takeError());
+    return "";
+  }
+  return *Result;
+}
+
 std::unique_ptr<ASTUnit> parseCuda(llvm::StringRef Code, CudaSide Side) {
   llvm::Expected<CudaToolchain> TC = findCudaToolchain("", "sm_90");
   if (!TC) {

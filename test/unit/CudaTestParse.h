@@ -1,7 +1,8 @@
 //===- CudaTestParse.h - Parse CUDA snippets in unit tests ------*- C++ -*-===//
 //
 // Unit tests of analyses parse small CUDA sources with exactly the arguments
-// the tool uses, so that a test sees the AST the tool sees.
+// the tool uses, so that a test sees the AST the tool sees; tests of edits
+// apply them to their source.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_TEST_UNIT_CUDATESTPARSE_H
@@ -11,6 +12,8 @@
 #include "tool/CompilerArgs.h"
 #include "clang/AST/Decl.h"
 #include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/Error.h"
 #include <functional>
 #include <memory>
 #include <vector>
@@ -21,6 +24,11 @@ namespace cuda_rewrite::test {
 /// returns null) on any parse error.
 std::unique_ptr<clang::ASTUnit> parseCuda(llvm::StringRef Code,
                                           CudaSide Side = CudaSide::Host);
+
+/// \p Source with \p Edits applied; "" (and a failure of the current test)
+/// when making the edits or applying them failed.
+std::string appliedEdits(llvm::StringRef Source,
+                         llvm::Expected<clang::tooling::Replacements> Edits);
 
 /// The function named \p Name in \p AST's main file, or null.
 const clang::FunctionDecl *findFunction(clang::ASTUnit &AST,

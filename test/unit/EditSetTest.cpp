@@ -28,15 +28,7 @@ protected:
     return CharSourceRange::getCharRange(at(Begin), at(End));
   }
   std::string apply(const EditSet &Edits) {
-    auto Replacements = Edits.finalize();
-    EXPECT_TRUE(bool(Replacements));
-    if (!Replacements) {
-      llvm::consumeError(Replacements.takeError());
-      return "";
-    }
-    auto Result = tooling::applyAllReplacements(Source, *Replacements);
-    EXPECT_TRUE(bool(Result));
-    return Result ? *Result : "";
+    return appliedEdits(Source, Edits.finalize());
   }
 
   std::unique_ptr<ASTUnit> AST;

@@ -1,4 +1,5 @@
 #include "rewriters/common/GeneratedLayout.h"
+#include "test/unit/CudaTestParse.h"
 #include "gtest/gtest.h"
 
 using namespace clang;
@@ -24,15 +25,8 @@ std::string laidOutIn(llvm::StringRef Source,
   tooling::Replacements All;
   for (const tooling::Replacement &R : Edits)
     EXPECT_FALSE(bool(All.add(R)));
-  auto Result = layOutGeneratedCode(Source, All, Style, "user.cu");
-  EXPECT_TRUE(bool(Result));
-  if (!Result) {
-    llvm::consumeError(Result.takeError());
-    return "";
-  }
-  auto Text = tooling::applyAllReplacements(Source, *Result);
-  EXPECT_TRUE(bool(Text));
-  return Text ? *Text : "";
+  return test::appliedEdits(Source,
+                            layOutGeneratedCode(Source, All, Style, "user.cu"));
 }
 
 /// \p Edits applied to User after the layout, in \p Style.
