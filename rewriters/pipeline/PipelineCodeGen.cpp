@@ -1,14 +1,16 @@
 //===- PipelineCodeGen.cpp - The code of a queued pipeline ----------------===//
 
 #include "rewriters/pipeline/PipelineCodeGen.h"
+#include "rewriters/common/CodeWriter.h"
+#include "rewriters/common/GeneratedLayout.h"
 #include "rewriters/common/TextEdits.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/QualTypeNames.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
 
@@ -27,15 +29,22 @@ public:
         Struct(Plan.name() + "_Pipeline") {}
 
   std::string run() {
-    std::string Code = queuesStruct();
-    for (unsigned I = 0; I != Plan.Stages.size(); ++I)
-      Code += "\n" + stageCopy(I);
-    Code += "\n" + seedKernel();
-    Code += "\n" + batchRunner();
-    Code += "\n" + persistentWorker();
-    Code += "\n" + stageKernel();
-    Code += "\n" + launcher();
-    return Code;
+    queuesStruct();
+    for (unsigned I = 0; I != Plan.Stages.size(); ++I) {
+      W.line("");
+      stageCopy(I);
+    }
+    W.line("");
+    seedKernel();
+    W.line("");
+    batchRunner();
+    W.line("");
+    persistentWorker();
+    W.line("");
+    stageKernel();
+    W.line("");
+    launcher();
+    return W.str();
   }
 
 private:
@@ -46,18 +55,16 @@ private:
     return llvm::join(Names, ", ");
   }
 
-  std::string queuesStruct() const {
-    std::string Members;
+  void queuesStruct() {
+    W.comment("Pipeline '" + Plan.name() +
+              "' (cuda-rewrite pipeline pass): the stages " + stageList() +
+              " take\ntheir items from one queue each instead of being "
+              "called.");
+    CodeWriter::Block Queues = W.block("struct " + Struct + " {", "};");
+    W.line("cuda_rewrite::pipeline::Control *control;");
     for (const PipelineStage &S : Plan.Stages)
-      Members += llvm::formatv("  cuda_rewrite::pipeline::Queue<{0}> {1};\n",
-                               S.ItemType, S.name());
-    return llvm::formatv(
-        "// Pipeline '{0}' (cuda-rewrite pipeline pass): the stages {1} take\n"
-        "// their items from one queue each instead of being called.\n"
-        "struct {2} {\n"
-        "  cuda_rewrite::pipeline::Control *control;\n"
-        "{3}};\n",
-        Plan.name(), stageList(), Struct, Members);
+      W.line("cuda_rewrite::pipeline::Queue<" + S.ItemType + "> " + S.name() +
+             ";");
   }
 
   unsigned offset(SourceLocation Loc) const {
@@ -92,9 +99,10 @@ private:
   }
 
   /// A copy of \p F named \p Name, taking \p Extra as its last parameter,
-  /// whose calls of stages push the item instead.
-  std::string copyWithPushes(const FunctionDecl *F, const std::string &Name,
-                             const std::string &Extra) const {
+  /// whose calls of stages push the item into `pipeline`, the queues that
+  /// parameter declares (the planner refuses functions that use the name).
+  void copyWithPushes(const FunctionDecl *F, const std::string &Name,
+                      const std::string &Extra) {
     std::vector<TextEdit> Edits;
     unsigned NameBegin = offset(F->getLocation());
     Edits.push_back({NameBegin, tokenEnd(F->getLocation()), Name});
@@ -113,186 +121,248 @@ private:
                (C.SerialRanks ? ".pushOnce" : pushMethod(Callee, F))});
     }
     unsigned Begin = definitionBegin(F), End = tokenEnd(F->getEndLoc());
-    return applyTextEdits(SM.getBufferData(SM.getMainFileID()), Begin, End,
-                          std::move(Edits)) +
-           "\n";
+    // The function is the user's, edited: it keeps the layout it has.
+    W.raw(applyTextEdits(SM.getBufferData(SM.getMainFileID()), Begin, End,
+                         std::move(Edits)) +
+          "\n");
   }
 
-  std::string stageCopy(unsigned I) const {
+  void stageCopy(unsigned I) {
     const PipelineStage &S = Plan.Stages[I];
-    std::string Hands;
-    for (const StageCall &C : Plan.Calls)
-      if (C.Caller == int(I) && Hands.find("'" + Plan.Stages[C.Callee].name() +
-                                           "'") == std::string::npos)
-        Hands += (Hands.empty() ? "" : ", ") +
-                 ("'" + Plan.Stages[C.Callee].name() + "'");
-    return llvm::formatv("// Stage '{0}' of pipeline '{1}' (stage {2}{3}), "
-                         "pushing the items it hands\n// to {4}.\n",
-                         S.name(), Plan.name(), I,
-                         S.GroupSize > 1
-                             ? ", threads(" + std::to_string(S.GroupSize) + ")"
-                             : std::string(),
-                         Hands.empty() ? std::string("no stage") : Hands)
-               .str() +
-           copyWithPushes(S.Function, S.name() + "_inPipeline",
-                          "const " + Struct + " &pipeline");
-  }
-
-  std::string seedKernel() const {
-    return llvm::formatv("// The entry kernel '{0}', seeding the queues of "
-                         "pipeline '{0}'.\n",
-                         Plan.name())
-               .str() +
-           copyWithPushes(Plan.Entry, Plan.name() + "_seedPipeline",
-                          Struct + " pipeline");
-  }
-
-  std::string batchRunner() const {
-    std::string Cases;
-    for (unsigned I = 0; I != Plan.Stages.size(); ++I) {
-      const PipelineStage &S = Plan.Stages[I];
-      std::string N = std::to_string(S.GroupSize);
-      std::string Group =
-          S.GroupSize > 1 ? "threadIdx.x / " + N : "threadIdx.x";
-      std::string Groups = S.GroupSize > 1 ? "blockDim.x / " + N : "blockDim.x";
-      std::string Rank = S.GroupSize > 1 ? "threadIdx.x % " + N + ", " : "";
-      Cases += llvm::formatv(
-          "  if constexpr (First <= {0} && {0} <= Last)\n"
-          "    if (batch.stage == {0}) {\n"
-          "      for (unsigned item = {1}; item < unsigned(batch.count);\n"
-          "           item += {4})\n"
-          "        {2}_inPipeline(pipeline.{2}.take(batch.first + item), "
-          "{3}pipeline);\n"
-          "      return;\n"
-          "    }\n",
-          I, Group, S.name(), Rank, Groups);
+    std::vector<std::string> Hands;
+    for (const StageCall &C : Plan.Calls) {
+      std::string Callee = "'" + Plan.Stages[C.Callee].name() + "'";
+      if (C.Caller == int(I) && !llvm::is_contained(Hands, Callee))
+        Hands.push_back(Callee);
     }
-    return llvm::formatv(
-        "// Runs a batch of pipeline '{0}': its items in turn, one per group "
-        "of threads, of\n// one of the stages First..Last (the others are "
-        "compiled out).\n"
-        "template <int First, int Last>\n"
-        "__device__ void {0}_runPipelineBatch(const {1} &pipeline,\n"
-        "    const cuda_rewrite::pipeline::Batch &batch) {\n"
-        "{2}}\n",
-        Plan.name(), Struct, Cases);
+    std::string Threads =
+        S.GroupSize > 1 ? ", threads(" + std::to_string(S.GroupSize) + ")" : "";
+    W.comment("Stage '" + S.name() + "' of pipeline '" + Plan.name() +
+              "' (stage " + std::to_string(I) + Threads +
+              "), pushing the items it hands\nto " +
+              (Hands.empty() ? "no stage" : llvm::join(Hands, ", ")) + ".");
+    copyWithPushes(S.Function, S.name() + "_inPipeline",
+                   "const " + Struct + " &pipeline");
   }
 
-  std::string persistentWorker() const {
-    return llvm::formatv(
-        "// Persistent blocks of pipeline '{0}' (megakernel, coarse, fine "
-        "and hybrid models):\n// each block stays on its SMs and takes "
-        "batches of stages First..Last until\n// no item is left.\n"
-        "template <int First, int Last>\n"
-        "__global__ void __launch_bounds__({2}) {0}_pipelineWorker(\n"
-        "    {1} pipeline, cuda_rewrite::pipeline::Placement placement) {\n"
-        "  if (!cuda_rewrite::pipeline::stayOnThisSm(placement))\n"
-        "    return;\n"
-        "  cuda_rewrite::pipeline::Batch batch;\n"
-        "  while (cuda_rewrite::pipeline::nextBatch(*pipeline.control, "
-        "placement, First, Last,\n"
-        "                                           batch)) {\n"
-        "    {0}_runPipelineBatch<First, Last>(pipeline, batch);\n"
-        "    cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);\n"
-        "  }\n"
-        "}\n",
-        Plan.name(), Struct, kPipelineBlockThreads);
+  void seedKernel() {
+    W.comment("The entry kernel '" + Plan.name() +
+              "', seeding the queues of pipeline '" + Plan.name() + "'.");
+    copyWithPushes(Plan.Entry, Plan.name() + "_seedPipeline",
+                   Struct + " pipeline");
   }
 
-  std::string stageKernel() const {
-    return llvm::formatv(
-        "// One round of stage Stage of pipeline '{0}' (kernel-by-kernel "
-        "model): the items\n// [first, first + count) of its queue.\n"
-        "template <int Stage>\n"
-        "__global__ void __launch_bounds__({2}) {0}_pipelineStage(\n"
-        "    {1} pipeline, cuda_rewrite::pipeline::Position first,\n"
-        "    cuda_rewrite::pipeline::Position count) {\n"
-        "  cuda_rewrite::pipeline::Batch batch =\n"
-        "      cuda_rewrite::pipeline::kernelByKernelBatch(*pipeline.control, "
-        "Stage, first, count);\n"
-        "  {0}_runPipelineBatch<Stage, Stage>(pipeline, batch);\n"
-        "  cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);\n"
-        "}\n",
-        Plan.name(), Struct, kPipelineBlockThreads);
+  // The kernels and the batch runner below hold no text of the user's, so
+  // their locals (pipeline, batch, item...) cannot clash with the user's.
+
+  void batchRunner() {
+    W.comment("Runs a batch of pipeline '" + Plan.name() +
+              "': its items in turn, one per group of threads, of\none of the "
+              "stages First..Last (the others are compiled out).");
+    W.line("template <int First, int Last>");
+    CodeWriter::Block Function = W.block(
+        "__device__ void " + Plan.name() + "_runPipelineBatch(const " + Struct +
+        " &pipeline, const cuda_rewrite::pipeline::Batch &batch) {");
+    for (unsigned I = 0; I != Plan.Stages.size(); ++I)
+      batchOfStage(I);
   }
 
-  /// `const float * in, int n` and `in, n` of the entry's parameters.
-  void entryParams(std::string &Decls, std::string &Names) const {
+  /// The part of the batch runner that runs stage \p I's items, compiled in
+  /// where First <= I <= Last.
+  void batchOfStage(unsigned I) {
+    const PipelineStage &S = Plan.Stages[I];
+    std::string Stage = std::to_string(I);
+    std::string N = std::to_string(S.GroupSize);
+    bool Groups = S.GroupSize > 1;
+    CodeWriter::Block InRange = W.unbraced("if constexpr (First <= " + Stage +
+                                           " && " + Stage + " <= Last)");
+    CodeWriter::Block OfStage = W.block("if (batch.stage == " + Stage + ") {");
+    {
+      CodeWriter::Block Items =
+          W.unbraced("for (unsigned item = " +
+                     (Groups ? "threadIdx.x / " + N : "threadIdx.x") +
+                     "; item < unsigned(batch.count); item += " +
+                     (Groups ? "blockDim.x / " + N : "blockDim.x") + ")");
+      W.line(S.name() + "_inPipeline(pipeline." + S.name() +
+             ".take(batch.first + item), " +
+             (Groups ? "threadIdx.x % " + N + ", " : "") + "pipeline);");
+    }
+    W.line("return;");
+  }
+
+  void persistentWorker() {
+    W.comment("Persistent blocks of pipeline '" + Plan.name() +
+              "' (megakernel, coarse, fine and hybrid models):\neach block "
+              "stays on its SMs and takes batches of stages First..Last "
+              "until\nno item is left.");
+    W.line("template <int First, int Last>");
+    CodeWriter::Block Function =
+        W.block("__global__ void __launch_bounds__(" +
+                std::to_string(kPipelineBlockThreads) + ") " + Plan.name() +
+                "_pipelineWorker(" + Struct +
+                " pipeline, cuda_rewrite::pipeline::Placement placement) {");
+    {
+      CodeWriter::Block Elsewhere =
+          W.unbraced("if (!cuda_rewrite::pipeline::stayOnThisSm(placement))");
+      W.line("return;");
+    }
+    W.line("cuda_rewrite::pipeline::Batch batch;");
+    CodeWriter::Block Batches =
+        W.block("while (cuda_rewrite::pipeline::nextBatch(*pipeline.control, "
+                "placement, First, Last, batch)) {");
+    W.line(Plan.name() + "_runPipelineBatch<First, Last>(pipeline, batch);");
+    W.line("cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);");
+  }
+
+  void stageKernel() {
+    W.comment("One round of stage Stage of pipeline '" + Plan.name() +
+              "' (kernel-by-kernel model): the items\n[first, first + count) "
+              "of its queue.");
+    W.line("template <int Stage>");
+    CodeWriter::Block Function =
+        W.block("__global__ void __launch_bounds__(" +
+                std::to_string(kPipelineBlockThreads) + ") " + Plan.name() +
+                "_pipelineStage(" + Struct +
+                " pipeline, cuda_rewrite::pipeline::Position first, "
+                "cuda_rewrite::pipeline::Position count) {");
+    W.line("cuda_rewrite::pipeline::Batch batch = "
+           "cuda_rewrite::pipeline::kernelByKernelBatch(*pipeline.control, "
+           "Stage, first, count);");
+    W.line(Plan.name() + "_runPipelineBatch<Stage, Stage>(pipeline, batch);");
+    W.line("cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);");
+  }
+
+  /// The launcher's parameters and locals, named so that they do not clash
+  /// with the entry's parameters, which the launcher takes too, or with the
+  /// names it writes of the user's (the entry, the items' types).
+  struct LauncherNames {
+    std::string Grid, Block, Shared, Stream, Stages, Runner, Workers, Rounds,
+        Error, Queues;
+    /// The entry's parameters: `const float * in` and `in`.
+    std::vector<std::string> ParamDecls, Params;
+  };
+
+  LauncherNames launcherNames() const {
+    NameAllocator Names;
+    Names.reserve(Plan.name());
+    Names.reserve(Struct);
+    for (const ParmVarDecl *P : Plan.Entry->parameters())
+      if (P->getIdentifier())
+        Names.reserve(P->getName());
+    for (const PipelineStage &S : Plan.Stages)
+      Names.reserveIdentifiersIn(S.ItemType);
+    std::vector<std::string> Types;
     for (const ParmVarDecl *P : Plan.Entry->parameters()) {
-      std::string Name =
+      Types.push_back(TypeName::getFullyQualifiedName(P->getType(), Ctx,
+                                                      Ctx.getPrintingPolicy()));
+      Names.reserveIdentifiersIn(Types.back());
+    }
+    LauncherNames L;
+    for (const ParmVarDecl *P : Plan.Entry->parameters()) {
+      L.Params.push_back(
           P->getIdentifier()
               ? P->getNameAsString()
-              : "arg" + std::to_string(P->getFunctionScopeIndex());
-      QualType T = P->getType();
-      Decls +=
-          ", " +
-          TypeName::getFullyQualifiedName(T, Ctx, Ctx.getPrintingPolicy()) +
-          " " + Name;
-      Names += (Names.empty() ? "" : ", ") + Name;
+              : Names.name("arg" + std::to_string(P->getFunctionScopeIndex())));
+      L.ParamDecls.push_back(Types[P->getFunctionScopeIndex()] + " " +
+                             L.Params.back());
     }
+    L.Grid = Names.name("grid");
+    L.Block = Names.name("block");
+    L.Shared = Names.name("sharedBytes");
+    L.Stream = Names.name("stream");
+    L.Stages = Names.name("stages");
+    L.Runner = Names.name("runner");
+    L.Workers = Names.name("workers");
+    L.Rounds = Names.name("rounds");
+    L.Error = Names.name("error");
+    L.Queues = Names.name("pipeline");
+    return L;
   }
 
-  std::string launcher() const {
-    std::string Decls, Names;
-    entryParams(Decls, Names);
+  void launcher() {
+    LauncherNames L = launcherNames();
+    std::string Launch = "<<<" + L.Grid + ", " + L.Block + ", " + L.Shared +
+                         ", " + L.Stream + ">>>";
+    W.comment("Runs pipeline '" + Plan.name() +
+              "' where the program launched " + Plan.name() + Launch +
+              ":\nseeds the queues with the entry kernel, then runs the "
+              "stages under the model\nthat CUDA_REWRITE_PIPELINE_MODEL, "
+              "CUDA_REWRITE_PIPELINE_CONFIG or the pragma\nnames "
+              "(cuda_rewrite/pipeline.cuh), and waits for the last item.");
+    std::vector<std::string> Params = {"dim3 " + L.Grid, "dim3 " + L.Block,
+                                       "size_t " + L.Shared,
+                                       "cudaStream_t " + L.Stream};
+    llvm::append_range(Params, L.ParamDecls);
+    CodeWriter::Block Function =
+        W.block("static cudaError_t " +
+                callText(pipelineLauncherName(Plan), Params) + " {");
+    launcherTables(L);
+    {
+      CodeWriter::Block Failed =
+          W.unbraced("if (cudaError_t " + L.Error + " = " + L.Runner +
+                     ".prepare(" + L.Stream + "))");
+      W.line("return " + L.Error + ";");
+    }
+    {
+      CodeWriter::Block Original =
+          W.block("if (" + L.Runner + ".runsOriginal()) {");
+      W.line(callText(Plan.name() + Launch, L.Params) + ";");
+      W.line("return " + L.Runner + ".ranOriginal(" + L.Stream + ");");
+    }
+    std::vector<std::string> Queues = {L.Runner + ".deviceControl()"};
+    for (unsigned I = 0; I != Plan.Stages.size(); ++I)
+      Queues.push_back(L.Runner + ".queue<" + Plan.Stages[I].ItemType + ">(" +
+                       std::to_string(I) + ")");
+    W.line(Struct + " " + L.Queues + "{" + llvm::join(Queues, ", ") + "};");
+    std::vector<std::string> SeedArgs = L.Params;
+    SeedArgs.push_back(L.Queues);
+    W.line(callText(Plan.name() + "_seedPipeline" + Launch, SeedArgs) + ";");
+    W.line("return " + L.Runner + ".run({" + L.Workers + ", " + L.Rounds +
+           "}, &" + L.Queues + ", " + L.Stream + ");");
+  }
+
+  /// The launcher's static tables: the stages, the runner, and the kernels
+  /// of each range of stages.
+  void launcherTables(const LauncherNames &L) {
     unsigned N = Plan.Stages.size();
-    std::string Stages, Queues, Workers, Rounds;
-    for (unsigned I = 0; I != N; ++I) {
-      const PipelineStage &S = Plan.Stages[I];
-      Stages += llvm::formatv("      {\"{0}\", {1}, sizeof({2})},\n", S.name(),
-                              S.GroupSize, S.ItemType);
-      Queues += llvm::formatv(",\n      runner.queue<{0}>({1})", S.ItemType, I);
-      Rounds += llvm::formatv("      (const void *){0}_pipelineStage<{1}>,\n",
-                              Plan.name(), I);
-      for (unsigned J = 0; J != N; ++J)
-        Workers += J < I
-                       ? "      nullptr,\n"
-                       : llvm::formatv("      (const void *){0}_pipelineWorker"
-                                       "<{1}, {2}>,\n",
-                                       Plan.name(), I, J)
-                             .str();
+    {
+      CodeWriter::Block Stages =
+          W.block("static const cuda_rewrite::pipeline::StageDesc " + L.Stages +
+                      "[] = {",
+                  "};");
+      for (const PipelineStage &S : Plan.Stages)
+        W.line("{\"" + S.name() + "\", " + std::to_string(S.GroupSize) +
+               ", sizeof(" + S.ItemType + ")},");
     }
     std::string Config = Plan.ConfigFile.empty()
                              ? std::string("nullptr")
                              : "\"" + Plan.ConfigFile + "\"";
-    return llvm::formatv(
-        "// Runs pipeline '{0}' where the program launched "
-        "{0}<<<grid, block, sharedBytes, stream>>>:\n"
-        "// seeds the queues with the entry kernel, then runs the stages "
-        "under the model\n"
-        "// that CUDA_REWRITE_PIPELINE_MODEL, CUDA_REWRITE_PIPELINE_CONFIG or "
-        "the pragma\n"
-        "// names (cuda_rewrite/pipeline.cuh), and waits for the last item.\n"
-        "static cudaError_t {1}(dim3 grid, dim3 block, size_t sharedBytes,\n"
-        "    cudaStream_t stream{2}) {\n"
-        "  static const cuda_rewrite::pipeline::StageDesc stages[] = {\n"
-        "{3}  };\n"
-        "  static cuda_rewrite::pipeline::Runner runner(\n"
-        "      {\"{0}\", {4}, stages, {5}, \"{6}\", {7}});\n"
-        "  static const void *const workers[] = {\n"
-        "{8}  };\n"
-        "  static const void *const rounds[] = {\n"
-        "{9}  };\n"
-        "  if (cudaError_t error = runner.prepare(stream))\n"
-        "    return error;\n"
-        "  if (runner.runsOriginal()) {\n"
-        "    {0}<<<grid, block, sharedBytes, stream>>>({10});\n"
-        "    return runner.ranOriginal(stream);\n"
-        "  }\n"
-        "  {11} pipeline{runner.deviceControl(){12}};\n"
-        "  {0}_seedPipeline<<<grid, block, sharedBytes, stream>>>({13}"
-        "pipeline);\n"
-        "  return runner.run({{workers, rounds}, &pipeline, stream);\n"
-        "}\n",
-        Plan.name(), pipelineLauncherName(Plan), Decls, Stages, N,
-        kPipelineBlockThreads, Plan.Model, Config, Workers, Rounds, Names,
-        Struct, Queues, Names.empty() ? "" : Names + ", ");
+    W.line("static cuda_rewrite::pipeline::Runner " + L.Runner + "({\"" +
+           Plan.name() + "\", " + std::to_string(N) + ", " + L.Stages + ", " +
+           std::to_string(kPipelineBlockThreads) + ", \"" + Plan.Model +
+           "\", " + Config + "});");
+    {
+      CodeWriter::Block Workers =
+          W.block("static const void *const " + L.Workers + "[] = {", "};");
+      for (unsigned I = 0; I != N; ++I)
+        for (unsigned J = 0; J != N; ++J)
+          W.line(J < I
+                     ? "nullptr,"
+                     : "(const void *)" + Plan.name() + "_pipelineWorker<" +
+                           std::to_string(I) + ", " + std::to_string(J) + ">,");
+    }
+    CodeWriter::Block Rounds =
+        W.block("static const void *const " + L.Rounds + "[] = {", "};");
+    for (unsigned I = 0; I != N; ++I)
+      W.line("(const void *)" + Plan.name() + "_pipelineStage<" +
+             std::to_string(I) + ">,");
   }
 
   const PipelinePlan &Plan;
   ASTContext &Ctx;
   const SourceManager &SM;
   std::string Struct;
+  CodeWriter W;
 };
 
 } // namespace

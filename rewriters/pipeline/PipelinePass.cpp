@@ -6,7 +6,6 @@
 #include "rewriters/pipeline/PipelineCodeGen.h"
 #include "rewriters/pipeline/PipelinePlan.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include <map>
 
@@ -48,7 +47,7 @@ public:
       return false;
     for (unsigned I = 0; I != Plan.Stages.size(); ++I)
       StageUse[Plan.Stages[I].Function->getCanonicalDecl()].push_back(
-          llvm::formatv("stage {0} of pipeline '{1}'", I, Plan.name()));
+          "stage " + std::to_string(I) + " of pipeline '" + Plan.name() + "'");
     Context.Remark.applied(C.Loc, PipelinePass::Name, summary(Plan));
     return true;
   }
@@ -85,16 +84,16 @@ private:
     std::string Model = Plan.Model == "auto"
                             ? "megakernel (model(auto) without a configuration)"
                             : Plan.Model;
-    return llvm::formatv(
-        "pipeline '{0}' runs its {1} stages from queues: {2}{3}; model {4}{5}"
-        "; CUDA_REWRITE_PIPELINE_MODEL or CUDA_REWRITE_PIPELINE_CONFIG "
-        "choose another at run time",
-        Plan.name(), Plan.Stages.size(), llvm::join(Stages, ", "),
-        Plan.hasCycles() ? " (with recursion or loops between stages)" : "",
-        Model,
-        Plan.ConfigFile.empty()
-            ? std::string()
-            : ", or the one in '" + Plan.ConfigFile + "' where it exists");
+    std::string Text = "pipeline '" + Plan.name() + "' runs its " +
+                       std::to_string(Plan.Stages.size()) +
+                       " stages from queues: " + llvm::join(Stages, ", ");
+    if (Plan.hasCycles())
+      Text += " (with recursion or loops between stages)";
+    Text += "; model " + Model;
+    if (!Plan.ConfigFile.empty())
+      Text += ", or the one in '" + Plan.ConfigFile + "' where it exists";
+    return Text + "; CUDA_REWRITE_PIPELINE_MODEL or "
+                  "CUDA_REWRITE_PIPELINE_CONFIG choose another at run time";
   }
 
   SourceLocation lastDefinitionEnd(const PipelinePlan &Plan) const {
