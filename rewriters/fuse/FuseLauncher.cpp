@@ -5,7 +5,6 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include <set>
 
 using namespace clang;
@@ -16,54 +15,127 @@ namespace {
 
 const char *const AxisName[] = {"x", "y", "z"};
 
-/// `(Arg) + k` in host terms.
-std::string hostBound(const HostBound &B) {
-  if (B.Arg.empty())
-    return std::to_string(B.Constant);
-  return plusConstant("(" + B.Arg + ")", B.Constant);
-}
-
 /// The extent of grid \p K along \p D, in the launcher.
 std::string extentOf(unsigned K, unsigned D) {
   if (K == 0)
     return D ? "extentY" : "extentX";
-  return llvm::formatv("(long long)grid{0}.{1} * block.{1}", K, AxisName[D]);
+  return "(long long)grid" + std::to_string(K) + "." + AxisName[D] +
+         " * block." + AxisName[D];
+}
+
+/// \p B, a bound along \p D, in the launcher's names: a parameter or the
+/// fused launch's extent, plus a constant.
+std::string boundText(const HostBound &B, unsigned D,
+                      const HostParams &Params) {
+  if (B.LaunchExtent)
+    return plusConstant(extentOf(0, D), B.Constant);
+  if (B.Arg.empty())
+    return std::to_string(B.Constant);
+  return plusConstant(Params.of(B.Arg).Name, B.Constant);
+}
+
+/// `if (!(a && b)) return false;` after \p Comment, where there are
+/// \p Conditions.
+void failUnless(CodeWriter &W, const std::vector<std::string> &Conditions,
+                const llvm::Twine &Comment) {
+  if (Conditions.empty())
+    return;
+  W.comment(Comment);
+  CodeWriter::Block Fails =
+      W.unbraced("if (!(" + llvm::join(Conditions, " && ") + "))");
+  W.line("return false;");
+}
+
+/// The checks under which the fused kernel computes what the stages'
+/// launches compute, but for the tiles' coverage (coverageCheck).
+void launchChecks(CodeWriter &W, const FuseGroup &G, const HostParams &Params) {
+  std::vector<std::string> Extents, Relations;
+  for (const ExtentCheck &C : G.ExtentChecks)
+    Extents.push_back(extentOf(C.Grid, C.Axis) +
+                      " >= " + boundText(C.Bound, C.Axis, Params));
+  for (unsigned K = 1; K < G.Grids.size(); ++K)
+    Extents.push_back("grid" + std::to_string(K) + ".z == grid.z");
+  for (const std::string &R : G.RelationChecks)
+    Relations.push_back(Params.hostTerms(R));
+  failUnless(
+      W, Extents,
+      "The stages' guards lie inside their launches (the fused kernel's\n"
+      "regions rely on what they write).");
+  failUnless(
+      W, Relations,
+      "The launch arguments are related as the reads need: every point a\n"
+      "stage reads (a scaled read's base point) lies inside what its\n"
+      "producer writes.");
+  if (G.GlobalWrites.empty())
+    return;
+  std::vector<std::string> Written, Others;
+  for (const std::string &B : G.GlobalWrites)
+    Written.push_back(Params.of(B).Name);
+  for (const std::string &B : G.OtherBuffers)
+    Others.push_back(Params.of(B).Name);
+  W.comment("What the kernel stores must not change what it reads.");
+  CodeWriter::Block Overlap = W.unbraced(
+      "if (!cuda_rewrite::fuse::separateAllocations({" +
+      llvm::join(Written, ", ") + "}, {" + llvm::join(Others, ", ") + "}))");
+  W.line("return false;");
+}
+
+/// The check that the warps' tiles reach what the stages of other grids
+/// (or scales) store.
+void coverageCheck(CodeWriter &W, const FuseGroup &G, const FuseTile &T,
+                   const HostParams &Params) {
+  std::vector<std::string> Covered;
+  for (const CoverageCheck &C : G.CoverageChecks) {
+    std::string Points = std::string("tiles") + (C.Axis ? "Y" : "X") + " * " +
+                         std::to_string(C.Axis ? T.Rows * T.Warps : T.width());
+    if (C.Scale.Num != 1)
+      Points = std::to_string(C.Scale.Num) + " * " + Points;
+    if (C.Scale.Den != 1)
+      Points += " / " + std::to_string(C.Scale.Den);
+    Covered.push_back(Points + " >= " + boundText(C.Bound, C.Axis, Params));
+  }
+  failUnless(W, Covered,
+             "The warps' tiles reach every point the stages of other grids "
+             "store.");
 }
 
 /// The launcher's lookups of the staged tables' device addresses (each
 /// launch: the address is the current device's).
-std::string tableLookups(llvm::ArrayRef<StagedTable> Tables) {
-  std::string Text;
-  for (const StagedTable &T : Tables)
-    Text += llvm::formatv(
-        "  const {0} *{1} = nullptr;\n"
-        "  if (cudaGetSymbolAddress((void **)&{1}, {2}) != cudaSuccess)\n"
-        "    return false;\n",
-        T.ElementType, T.sourceName(), T.Var->getNameAsString());
-  return Text.empty() ? ""
-                      : "  // The constant tables the kernel copies to "
-                        "shared memory, as device\n  // addresses.\n" +
-                            Text;
+void tableLookups(CodeWriter &W, llvm::ArrayRef<StagedTable> Tables) {
+  if (Tables.empty())
+    return;
+  W.comment("The constant tables the kernel copies to shared memory, as "
+            "device\naddresses.");
+  for (const StagedTable &T : Tables) {
+    W.line("const " + T.ElementType + " *" + T.sourceName() + " = nullptr;");
+    CodeWriter::Block Missing =
+        W.unbraced("if (cudaGetSymbolAddress((void **)&" + T.sourceName() +
+                   ", " + T.Var->getNameAsString() + ") != cudaSuccess)");
+    W.line("return false;");
+  }
 }
 
 /// The fused grid, within CUDA's limits (2^31 - 1 blocks along x,
 /// 65535 along y and z), channels first where there are channels. Braces:
 /// `dim3 g(unsigned(a), ..)` would declare a function.
-std::string fusedGrid(const FuseGroup &G) {
-  if (channelsFirst(G))
-    return "  if (extentX > INT_MAX || extentY > INT_MAX || tilesX > 65535 "
-           "||\n"
-           "      tilesY > 65535 || extentZ > INT_MAX)\n"
-           "    return false;\n"
-           "  // The channels of a tile run one after another (see the "
-           "kernel).\n"
-           "  const dim3 fusedGrid{unsigned(extentZ), unsigned(tilesX), "
-           "unsigned(tilesY)};\n";
-  return "  if (extentX > INT_MAX || extentY > INT_MAX || tilesY > 65535 ||\n"
-         "      extentZ > 65535)\n"
-         "    return false;\n"
-         "  const dim3 fusedGrid{unsigned(tilesX), unsigned(tilesY), "
-         "unsigned(extentZ)};\n";
+void fusedGrid(CodeWriter &W, const FuseGroup &G) {
+  bool Channels = channelsFirst(G);
+  {
+    CodeWriter::Block TooLarge = W.unbraced(
+        Channels ? "if (extentX > INT_MAX || extentY > INT_MAX || tilesX > "
+                   "65535 || tilesY > 65535 || extentZ > INT_MAX)"
+                 : "if (extentX > INT_MAX || extentY > INT_MAX || tilesY > "
+                   "65535 || extentZ > 65535)");
+    W.line("return false;");
+  }
+  if (!Channels) {
+    W.line("const dim3 fusedGrid{unsigned(tilesX), unsigned(tilesY), "
+           "unsigned(extentZ)};");
+    return;
+  }
+  W.comment("The channels of a tile run one after another (see the kernel).");
+  W.line("const dim3 fusedGrid{unsigned(extentZ), unsigned(tilesX), "
+         "unsigned(tilesY)};");
 }
 
 } // namespace
@@ -145,8 +217,6 @@ std::string HostParams::hostTerms(std::string Text) const {
          At = Text.find(From, At + To.size()))
       Text.replace(At, From.size(), To);
   };
-  ReplaceAll("(@extent.x)", "extentX");
-  ReplaceAll("(@extent.y)", "extentY");
   for (const HostParam &P : Params)
     ReplaceAll("(" + P.Text + ")", P.Name);
   return Text;
@@ -171,86 +241,37 @@ bool channelsFirst(const FuseGroup &G) {
   return false;
 }
 
-std::string fusedLauncher(const FuseGroup &G, const FuseTile &T,
-                          const HostParams &Params,
-                          llvm::ArrayRef<StagedTable> Tables) {
-  std::vector<std::string> Written, Others;
-  for (const std::string &B : G.GlobalWrites)
-    Written.push_back(Params.of(B).Name);
-  for (const std::string &B : G.OtherBuffers)
-    Others.push_back(Params.of(B).Name);
-  std::string Checks;
-  std::vector<std::string> Extents, Relations, Covered;
-  for (const ExtentCheck &C : G.ExtentChecks)
-    Extents.push_back(Params.hostTerms(extentOf(C.Grid, C.Axis) +
-                                       " >= " + hostBound(C.Bound)));
-  for (unsigned K = 1; K < G.Grids.size(); ++K)
-    Extents.push_back(llvm::formatv("grid{0}.z == grid.z", K));
-  for (const std::string &R : G.RelationChecks)
-    Relations.push_back(Params.hostTerms(R));
-  for (const CoverageCheck &C : G.CoverageChecks) {
-    std::string Points = llvm::formatv("tiles{0} * {1}", C.Axis ? "Y" : "X",
-                                       C.Axis ? T.Rows * T.Warps : T.width());
-    if (C.Scale.Num != 1)
-      Points = std::to_string(C.Scale.Num) + " * " + Points;
-    if (C.Scale.Den != 1)
-      Points += " / " + std::to_string(C.Scale.Den);
-    Covered.push_back(Params.hostTerms(Points + " >= " + hostBound(C.Bound)));
-  }
-  auto Check = [&](const std::vector<std::string> &Conditions,
-                   const std::string &Comment) {
-    if (Conditions.empty())
-      return;
-    Checks += Comment + "  if (!(" + llvm::join(Conditions, " &&\n        ") +
-              "))\n    return false;\n";
-  };
-  Check(Extents, "  // The stages' guards lie inside their launches (the "
-                 "fused kernel's\n  // regions rely on what they write).\n");
-  Check(Relations, "  // The launch arguments are related as the reads "
-                   "need: every point a\n  // stage reads (a scaled read's "
-                   "base point) lies inside what its\n  // producer "
-                   "writes.\n");
-  if (!Written.empty())
-    Checks += "  // What the kernel stores must not change what it reads.\n"
-              "  if (!cuda_rewrite::fuse::separateAllocations({" +
-              llvm::join(Written, ", ") + "}, {" + llvm::join(Others, ", ") +
-              "}))\n    return false;\n";
-  std::string CoverageChecks;
-  if (!Covered.empty())
-    CoverageChecks = "  // The warps' tiles reach every point the stages "
-                     "of other grids store.\n  if (!(" +
-                     llvm::join(Covered, " &&\n        ") +
-                     "))\n    return false;\n";
+void writeFusedLauncher(CodeWriter &W, const FuseGroup &G, const FuseTile &T,
+                        const HostParams &Params,
+                        llvm::ArrayRef<StagedTable> Tables) {
+  W.comment("Runs the stages' launches as one fused launch, or returns "
+            "false,\nlaunching nothing, where the fused kernel might not "
+            "compute what they do.");
   std::string Grids;
   for (unsigned K = 1; K < G.Grids.size(); ++K)
-    Grids += llvm::formatv("dim3 grid{0}, ", K);
+    Grids += "dim3 grid" + std::to_string(K) + ", ";
+  CodeWriter::Block Launch = W.block(
+      "static bool launch(dim3 grid, dim3 block, cudaStream_t stream, " +
+      Grids + Params.declared() + ") {");
   bool ZGlobal = G.Stages.front().Access.Form[2] == CoordinateForm::Global;
-  return llvm::formatv(
-             "// Runs the stages' launches as one fused launch, or returns "
-             "false,\n"
-             "// launching nothing, where the fused kernel might not compute "
-             "what they do.\n"
-             "static bool launch(dim3 grid, dim3 block, cudaStream_t stream, "
-             "{7}{0}) {{\n"
-             "  const long long extentX = (long long)grid.x * block.x;\n"
-             "  const long long extentY = (long long)grid.y * block.y;\n"
-             "  const long long extentZ = {1};\n"
-             "{2}"
-             "  const long long tilesX = (extentX + {4} - 1) / {4};\n"
-             "  const long long tilesY = (extentY + {3} - 1) / {3};\n"
-             "{9}"
-             "{8}"
-             "{10}"
-             "  kernel<<<fusedGrid, {5}, 0, stream>>>({6}{11}, int(extentX), "
-             "int(extentY));\n"
-             "  return true;\n"
-             "}\n",
-             Params.declared(),
-             ZGlobal ? "(long long)grid.z * block.z" : "grid.z", Checks,
-             T.Rows * T.Warps, T.width(), 32 * T.Warps, Params.names(), Grids,
-             CoverageChecks, fusedGrid(G), tableLookups(Tables),
-             stagedTableSources(Tables, false))
-      .str();
+  W.line("const long long extentX = (long long)grid.x * block.x;");
+  W.line("const long long extentY = (long long)grid.y * block.y;");
+  W.line(std::string("const long long extentZ = ") +
+         (ZGlobal ? "(long long)grid.z * block.z" : "grid.z") + ";");
+  launchChecks(W, G, Params);
+  std::string Width = std::to_string(T.width());
+  std::string Height = std::to_string(T.Rows * T.Warps);
+  W.line("const long long tilesX = (extentX + " + Width + " - 1) / " + Width +
+         ";");
+  W.line("const long long tilesY = (extentY + " + Height + " - 1) / " + Height +
+         ";");
+  fusedGrid(W, G);
+  coverageCheck(W, G, T, Params);
+  tableLookups(W, Tables);
+  W.line("kernel<<<fusedGrid, " + std::to_string(32 * T.Warps) +
+         ", 0, stream>>>(" + Params.names() +
+         stagedTableSources(Tables, false) + ", int(extentX), int(extentY));");
+  W.line("return true;");
 }
 
 } // namespace cuda_rewrite

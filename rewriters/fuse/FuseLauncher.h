@@ -10,6 +10,7 @@
 #ifndef CUDA_REWRITE_REWRITERS_FUSE_FUSELAUNCHER_H
 #define CUDA_REWRITE_REWRITERS_FUSE_FUSELAUNCHER_H
 
+#include "rewriters/common/CodeWriter.h"
 #include "rewriters/fuse/FuseCodeGen.h"
 #include "rewriters/fuse/StagedTables.h"
 
@@ -42,9 +43,8 @@ public:
   /// The launcher's arguments at the call that replaces the launches: the
   /// first launch's configuration, then every host argument's text.
   std::string launchArgs(const FuseGroup &G, clang::ASTContext &Ctx) const;
-  /// \p Text (host C++ with each host argument's text in parentheses,
-  /// "@extent.x" for the last stage's launch extent) over the launcher's
-  /// parameter names.
+  /// \p Text, host C++ with each host argument's text in parentheses (a
+  /// FuseGroup's relation check), over the launcher's parameter names.
   std::string hostTerms(std::string Text) const;
 
 private:
@@ -56,10 +56,10 @@ private:
 /// says when); the kernel reads its tile coordinates accordingly.
 bool channelsFirst(const FuseGroup &G);
 
-/// The group's `static bool launch(...)`.
-std::string fusedLauncher(const FuseGroup &G, const FuseTile &T,
-                          const HostParams &Params,
-                          llvm::ArrayRef<StagedTable> Tables);
+/// Writes the group's `static bool launch(...)`.
+void writeFusedLauncher(CodeWriter &W, const FuseGroup &G, const FuseTile &T,
+                        const HostParams &Params,
+                        llvm::ArrayRef<StagedTable> Tables);
 
 } // namespace cuda_rewrite
 

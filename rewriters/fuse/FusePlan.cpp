@@ -139,7 +139,9 @@ private:
 
 //===-- Bounds ------------------------------------------------------------===//
 
-bool sameArg(const HostBound &A, const HostBound &B) { return A.Arg == B.Arg; }
+bool sameArg(const HostBound &A, const HostBound &B) {
+  return A.Arg == B.Arg && A.LaunchExtent == B.LaunchExtent;
+}
 
 /// A / B rounded down (B > 0).
 int64_t floorDiv(int64_t A, int64_t B) {
@@ -595,7 +597,7 @@ private:
         HasUpper |= B.Upper;
       }
       if (!HasUpper)
-        S.Domain[D].Upper.push_back({std::string("@extent.") + AxisName[D], 0});
+        S.Domain[D].Upper.push_back({"", 0, /*LaunchExtent=*/true});
     }
     for (const StageBound &B : S.Access.Bounds)
       if (B.Axis == 2) {
@@ -884,9 +886,9 @@ private:
       One.Upper = {P};
       if (readInDomain(KLo, KHi, Consumer, One, ClampLo, ClampHi))
         continue;
-      // The same argument on both sides was compared at compile time.
-      if (!Last || Last->Arg.empty() || P.Arg.empty() || P.Arg[0] == '@' ||
-          Last->Arg == P.Arg)
+      // The same argument on both sides was compared at compile time; a
+      // constant or the launch's extent is no argument to relate.
+      if (!Last || Last->Arg.empty() || P.Arg.empty() || Last->Arg == P.Arg)
         return false;
       Needed.push_back(hostText(*Last, KHi - 1) + " < " + hostText(P, 0));
     }
@@ -908,7 +910,7 @@ private:
   /// constant) or a constant.
   static const HostBound *guardBound(const AxisDomain &Domain) {
     for (const HostBound &B : Domain.Upper)
-      if (B.Arg.empty() || B.Arg[0] != '@')
+      if (!B.LaunchExtent)
         return &B;
     return nullptr;
   }
@@ -956,7 +958,7 @@ private:
                                ClampHi = host(Consumer, C.HiValue);
       // The base point of c = 0 is 0: inside a clamp from 0 or below.
       bool BaseAboveLo =
-          ClampLo && ClampLo->Arg.empty() && ClampLo->Constant <= 0;
+          ClampLo && ClampLo->constant() && ClampLo->Constant <= 0;
       if (!ClampLo || !ClampHi || !BaseAboveLo ||
           !readInDomain(0, 0, AxisDomain(), P, ClampLo, ClampHi)) {
         Why = "a clamped read of '" + Name + "' at a scaled coordinate along " +
@@ -972,7 +974,7 @@ private:
       // v is smallest at c = 0 and largest at the consumer's last point.
       int64_t First = B / Dv + K;
       for (const HostBound &L : P.Lower)
-        if (!L.Arg.empty() || First < L.Constant) {
+        if (!L.constant() || First < L.Constant) {
           Why = "a read of '" + Name + "' at a scaled coordinate along " +
                 AxisName[D] +
                 " is not provably inside what its producer "
@@ -980,7 +982,7 @@ private:
           return false;
         }
       for (const HostBound &U : P.Upper) {
-        if (!U.Arg.empty() && U.Arg[0] == '@') {
+        if (U.LaunchExtent) {
           Why = "'" + Name + "' is read at a scaled coordinate along " +
                 AxisName[D] + " but its producer has no guard along it";
           return false;
@@ -994,6 +996,7 @@ private:
 
   /// `(Arg) + k`, or the constant.
   static std::string hostText(const HostBound &B, int64_t Extra) {
+    assert(!B.LaunchExtent && "the launch's extent has no host text");
     int64_t K = B.Constant + Extra;
     if (B.Arg.empty())
       return std::to_string(K);
@@ -1037,9 +1040,8 @@ private:
       // another grid must say by its guards which points it computes.
       for (unsigned D : {0u, 1u})
         if (S.Grid != 0 &&
-            !llvm::any_of(S.Domain[D].Upper, [](const HostBound &B) {
-              return B.Arg.empty() || B.Arg[0] != '@';
-            })) {
+            !llvm::any_of(S.Domain[D].Upper,
+                          [](const HostBound &B) { return !B.LaunchExtent; })) {
           Why = std::string("it is launched with another grid than the "
                             "group's last stage and has no guard along ") +
                 AxisName[D];
@@ -1169,7 +1171,7 @@ private:
     for (const FuseStage &S : Stages)
       for (unsigned D : {0u, 1u})
         for (const HostBound &B : S.Domain[D].Upper)
-          if (!llvm::StringRef(B.Arg).starts_with("@")) {
+          if (!B.LaunchExtent) {
             auto [It, New] =
                 Largest.try_emplace({S.Grid, D, B.Arg}, B.Constant);
             if (!New)

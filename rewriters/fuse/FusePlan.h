@@ -45,11 +45,15 @@
 namespace cuda_rewrite {
 
 /// A bound in host terms: a launch argument's value plus a constant (Arg
-/// empty: the constant alone). "@extent.x" and "@extent.y" stand for the
-/// launch's extent (grid times block) along x and y.
+/// empty: the constant alone), or, where LaunchExtent is set (Arg empty),
+/// the launch's extent (grid times block) along the bound's axis plus the
+/// constant.
 struct HostBound {
   std::string Arg;
   int64_t Constant = 0;
+  bool LaunchExtent = false;
+  /// The constant alone.
+  bool constant() const { return Arg.empty() && !LaunchExtent; }
 };
 
 /// The points a stage writes along one axis: at least every Lower bound,

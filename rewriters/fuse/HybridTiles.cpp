@@ -2,7 +2,6 @@
 
 #include "rewriters/fuse/HybridTiles.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 namespace cuda_rewrite {
 
@@ -219,10 +218,11 @@ HybridPlan planHybridTiles(const FuseGroup &G, const FuseTile &T,
     unsigned Rows = unsigned(Plan.rowCount(S)), Chunks = Plan.chunkCount(S);
     unsigned Words = B.ElementType == "double" ? 2 : 1;
     if (Registers + Chunks * Rows * Words > MaxRegisters) {
-      Plan.Kept.push_back(llvm::formatv("'{0}': its {1} x {2} register points "
-                                        "per lane would take more than {3} "
-                                        "registers per thread with the others",
-                                        B.Name, Chunks, Rows, MaxRegisters));
+      Plan.Kept.push_back("'" + B.Name + "': its " + std::to_string(Chunks) +
+                          " x " + std::to_string(Rows) +
+                          " register points per lane would take more than " +
+                          std::to_string(MaxRegisters) +
+                          " registers per thread with the others");
       continue;
     }
     Registers += Chunks * Rows * Words;
