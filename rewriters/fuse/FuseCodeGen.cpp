@@ -7,6 +7,7 @@
 #include "rewriters/common/TextEdits.h"
 #include "rewriters/fuse/FuseLauncher.h"
 #include "rewriters/fuse/HybridTiles.h"
+#include "rewriters/fuse/InteriorWarps.h"
 #include "rewriters/fuse/StagedTables.h"
 
 #include "clang/AST/Expr.h"
@@ -18,7 +19,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include <map>
 #include <set>
-#include <tuple>
 
 using namespace clang;
 
@@ -70,7 +70,7 @@ public:
 
   FuseCode run(const std::string &Where) {
     FuseCode Code;
-    findUnclamped();
+    Unclamped = clampsInteriorWarpsSkip(G);
     Tables = findStagedTables(G, Ctx, kMaxStagedBytes);
     for (const StagedTable &Table : Tables) {
       Code.StagedTables.push_back(Table.Var->getNameAsString());
@@ -234,22 +234,6 @@ private:
   std::string applied(FileID File, unsigned Begin, unsigned End,
                       std::vector<TextEdit> Edits) {
     return applyTextEdits(SM.getBufferData(File), Begin, End, std::move(Edits));
-  }
-
-  /// `(Scale * V + Add) / Divisor + Offset` for read coordinate \p C,
-  /// without the parts that are 1 or 0 (C division, as the stage's).
-  static std::string readCoordinate(const CoordinateRead &C,
-                                    const std::string &V) {
-    if (C.Scale == 1 && C.Divisor == 1)
-      return plusConstant(V, C.Offset + C.Add);
-    // V is a name or parenthesized; Scale * V / Divisor divides the
-    // product.
-    std::string Text = C.Scale == 1 ? V : std::to_string(C.Scale) + " * " + V;
-    if (C.Add != 0)
-      Text = "(" + plusConstant(Text, C.Add) + ")";
-    if (C.Divisor != 1)
-      Text += " / " + std::to_string(C.Divisor);
-    return plusConstant(Text, C.Offset);
   }
 
   /// How a read's coordinate along \p D is written at the stage's point.
@@ -975,14 +959,14 @@ private:
     return Tiles;
   }
 
-  /// `const bool interior = ..;`: whether every point of every stage's
-  /// region in this warp lies inside the launch and the stage's guards,
-  /// and every clamp the point functions skip when it holds leaves its
-  /// coordinate as it is. Interior warps, the most, then run the point
-  /// functions without guards, bounds checks or those clamps (Halide
-  /// partitions its loops likewise).
+  /// `const bool interior = ..;`: whether the warp is interior
+  /// (InteriorWarps.h).
   void interiorFlag() {
-    std::optional<std::vector<std::string>> Conditions = interiorConditions();
+    std::optional<std::vector<std::string>> Conditions = interiorConditions(
+        G, T, Unclamped,
+        [&](const FuseStage &S, const std::optional<ParamPlusConstant> &V) {
+          return boundText(S, V);
+        });
     if (!Conditions) {
       W.line("const bool interior = false;");
       return;
@@ -990,97 +974,6 @@ private:
     W.comment("Every region of this warp inside the image, its guards and its "
               "clamps.");
     W.line("const bool interior = " + llvm::join(*Conditions, " && ") + ";");
-  }
-
-  /// The conditions of interiorFlag(), or none where a bound has no text
-  /// in the kernel's names (no warp is interior).
-  std::optional<std::vector<std::string>> interiorConditions() {
-    // `origin + offset op limit`, keeping per (origin, op, limit) only the
-    // offset that implies the others.
-    std::vector<std::tuple<std::string, std::string, std::string>> Keys;
-    std::map<std::tuple<std::string, std::string, std::string>, int64_t> Offset;
-    auto Add = [&](const std::string &Origin, int64_t K, const std::string &Op,
-                   const std::string &Limit) {
-      auto Key = std::make_tuple(Origin, Op, Limit);
-      auto [It, New] = Offset.try_emplace(Key, K);
-      if (New)
-        Keys.push_back(Key);
-      else
-        It->second =
-            Op == ">=" ? std::min(It->second, K) : std::max(It->second, K);
-    };
-    auto Bound = [&](const FuseStage &S,
-                     const std::optional<ParamPlusConstant> &V) {
-      return boundText(S, V);
-    };
-    // Conditions on scaled reads, which do not combine that way.
-    std::vector<std::string> Scaled;
-    for (const FuseStage &S : G.Stages) {
-      if (!S.Needed)
-        continue;
-      for (unsigned D : {0u, 1u}) {
-        std::string Origin = scaledOrigin(S, D, D ? "y0" : "x0");
-        int64_t Extent = regionExtent(S, D, D ? T.Rows : T.width());
-        int64_t First = S.RegionLo[D], Last = First + Extent - 1;
-        // An inlined stage has no loop and no guards (its readers read only
-        // points it writes): only its clamps matter. A stage of another
-        // grid than the last's has guards that bound it instead of the
-        // launch (FusePlan).
-        if (!S.Inlined) {
-          Add(Origin, First, ">=", "0");
-          if (S.Grid == 0)
-            Add(Origin, Last, "<", D ? "extentY" : "extentX");
-        }
-        for (const StageBound &B : S.Access.Bounds) {
-          if (B.Axis != D || S.Inlined)
-            continue;
-          std::optional<std::string> L = Bound(S, B.LimitValue);
-          if (!L)
-            return std::nullopt;
-          std::string Limit = plusConstant(*L, B.Add);
-          if (B.Upper)
-            Add(Origin, Last, "<", Limit);
-          else
-            Add(Origin, First, ">=", Limit);
-        }
-        for (const StageRead &R : S.Access.Reads)
-          for (const CoordinateRead &C : R.Coordinates) {
-            if (C.Axis != D || !Unclamped.count(C.ClampCall))
-              continue;
-            if (C.Scale == 1 && C.Divisor == 1) {
-              int64_t K = C.Offset + C.Add;
-              Add(Origin, First + K, ">=", *Bound(S, C.LoValue));
-              Add(Origin, Last + K, "<=", *Bound(S, C.HiValue));
-              continue;
-            }
-            // The read's coordinate grows with the point's: its values at
-            // the region's ends bound the others.
-            for (auto [End, Op, Limit] :
-                 {std::make_tuple(First, ">=", *Bound(S, C.LoValue)),
-                  std::make_tuple(Last, "<=", *Bound(S, C.HiValue))}) {
-              std::string Point = plusConstant(Origin, End);
-              if (Point.find(' ') != std::string::npos)
-                Point = "(" + Point + ")";
-              if (C.Divisor == 1) {
-                // Linear: reads that differ by a constant combine.
-                Add(std::to_string(C.Scale) + " * " + Point, C.Add + C.Offset,
-                    Op, Limit);
-                continue;
-              }
-              std::string Text =
-                  readCoordinate(C, Point) + " " + Op + " " + Limit;
-              if (!llvm::is_contained(Scaled, Text))
-                Scaled.push_back(Text);
-            }
-          }
-      }
-    }
-    std::vector<std::string> Conditions;
-    for (const auto &Key : Keys)
-      Conditions.push_back(plusConstant(std::get<0>(Key), Offset[Key]) + " " +
-                           std::get<1>(Key) + " " + std::get<2>(Key));
-    Conditions.insert(Conditions.end(), Scaled.begin(), Scaled.end());
-    return Conditions;
   }
 
   /// A bound of stage \p S (a parameter plus a constant) in the kernel's
@@ -1109,23 +1002,6 @@ private:
         S.Height -= Hybrid.rowCount(P);
     }
     return S;
-  }
-
-  /// The clamps an interior warp skips: those of reads at the point's own
-  /// coordinate plus a constant, whose bounds are parameters plus
-  /// constants.
-  void findUnclamped() {
-    for (const FuseStage &S : G.Stages)
-      for (const StageRead &R : S.Access.Reads)
-        for (const CoordinateRead &C : R.Coordinates) {
-          auto Mappable = [&](const std::optional<ParamPlusConstant> &V) {
-            return V && (!V->Param ||
-                         V->Param->getFunctionScopeIndex() < S.ArgText.size());
-          };
-          if (C.Clamped && C.ClampCall && C.Axis < 2 && Mappable(C.LoValue) &&
-              Mappable(C.HiValue))
-            Unclamped.insert(C.ClampCall);
-        }
   }
 
   /// The arguments of stage \p I's point or value function at the kernel's
