@@ -190,17 +190,33 @@ private:
     W.line("return;");
   }
 
+  /// The head of a kernel of blocks of kPipelineBlockThreads threads,
+  /// `<entry>_<Kernel>(pipeline, Params)`, template over \p Template.
+  CodeWriter::Block kernelHead(const std::string &Template,
+                               const std::string &Kernel,
+                               const std::string &Params) {
+    W.line("template <" + Template + ">");
+    return W.block("__global__ void __launch_bounds__(" +
+                   std::to_string(kPipelineBlockThreads) + ") " + Plan.name() +
+                   "_" + Kernel + "(" + Struct + " pipeline, " + Params +
+                   ") {");
+  }
+
+  /// Runs `batch` with the batch runner of stages \p Range, then marks it
+  /// done.
+  void runBatch(const std::string &Range) {
+    W.line(Plan.name() + "_runPipelineBatch<" + Range + ">(pipeline, batch);");
+    W.line("cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);");
+  }
+
   void persistentWorker() {
     W.comment("Persistent blocks of pipeline '" + Plan.name() +
               "' (megakernel, coarse, fine and hybrid models):\neach block "
               "stays on its SMs and takes batches of stages First..Last "
               "until\nno item is left.");
-    W.line("template <int First, int Last>");
     CodeWriter::Block Function =
-        W.block("__global__ void __launch_bounds__(" +
-                std::to_string(kPipelineBlockThreads) + ") " + Plan.name() +
-                "_pipelineWorker(" + Struct +
-                " pipeline, cuda_rewrite::pipeline::Placement placement) {");
+        kernelHead("int First, int Last", "pipelineWorker",
+                   "cuda_rewrite::pipeline::Placement placement");
     {
       CodeWriter::Block Elsewhere =
           W.unbraced("if (!cuda_rewrite::pipeline::stayOnThisSm(placement))");
@@ -210,26 +226,21 @@ private:
     CodeWriter::Block Batches =
         W.block("while (cuda_rewrite::pipeline::nextBatch(*pipeline.control, "
                 "placement, First, Last, batch)) {");
-    W.line(Plan.name() + "_runPipelineBatch<First, Last>(pipeline, batch);");
-    W.line("cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);");
+    runBatch("First, Last");
   }
 
   void stageKernel() {
     W.comment("One round of stage Stage of pipeline '" + Plan.name() +
               "' (kernel-by-kernel model): the items\n[first, first + count) "
               "of its queue.");
-    W.line("template <int Stage>");
     CodeWriter::Block Function =
-        W.block("__global__ void __launch_bounds__(" +
-                std::to_string(kPipelineBlockThreads) + ") " + Plan.name() +
-                "_pipelineStage(" + Struct +
-                " pipeline, cuda_rewrite::pipeline::Position first, "
-                "cuda_rewrite::pipeline::Position count) {");
+        kernelHead("int Stage", "pipelineStage",
+                   "cuda_rewrite::pipeline::Position first, "
+                   "cuda_rewrite::pipeline::Position count");
     W.line("cuda_rewrite::pipeline::Batch batch = "
            "cuda_rewrite::pipeline::kernelByKernelBatch(*pipeline.control, "
            "Stage, first, count);");
-    W.line(Plan.name() + "_runPipelineBatch<Stage, Stage>(pipeline, batch);");
-    W.line("cuda_rewrite::pipeline::finishBatch(*pipeline.control, batch);");
+    runBatch("Stage, Stage");
   }
 
   /// The launcher's parameters and locals, named so that they do not clash
