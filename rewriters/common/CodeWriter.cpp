@@ -15,15 +15,14 @@ void NameAllocator::reserveIdentifiersIn(llvm::StringRef Text) {
   auto Continues = [](char C) { return llvm::isAlnum(C) || C == '_'; };
   for (size_t I = 0; I < Text.size();) {
     char First = Text[I];
-    if (!llvm::isAlpha(First) && First != '_' && First != '$') {
+    if (!llvm::isAlpha(First) && First != '_') {
       ++I;
       continue;
     }
     size_t End = I + 1;
     while (End < Text.size() && Continues(Text[End]))
       ++End;
-    if (First != '$')
-      reserve(Text.slice(I, End));
+    reserve(Text.slice(I, End));
     I = End;
   }
 }

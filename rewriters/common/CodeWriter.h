@@ -53,11 +53,9 @@ public:
 
   /// Reserves every identifier-like word of \p Text (an expression or
   /// declaration taken from the user's code): a letter or `_`, then letters,
-  /// digits and `_`. Words that start with `$` are not reserved: passes put
-  /// such placeholders in texts they take (systolic's StagedFilterToken) and
-  /// replace them before the text is written. The scan knows no C++ beyond
-  /// that: the suffix of a number (the `f` of `1.0f`) is reserved too, which
-  /// costs at most an underscore.
+  /// digits and `_`. The scan knows no C++ beyond that: the suffix of a
+  /// number (the `f` of `1.0f`) is reserved too, which costs at most an
+  /// underscore. Where a plan holds the names themselves, reserve() them.
   void reserveIdentifiersIn(llvm::StringRef Text);
 
   /// The name to use for \p Wanted: \p Wanted itself when free, else

@@ -98,8 +98,11 @@ private:
   void reserveKernelNames() {
     for (const ParmVarDecl *P : Plan.Kernel->parameters())
       Names.reserve(P->getName());
+    Names.reserveIdentifiersIn(Plan.ElementType);
     for (const SystolicTap &T : Plan.Taps)
-      Names.reserveIdentifiersIn(T.Weight);
+      for (const WeightTerm &Term : T.Weight)
+        if (!Term.Name.empty())
+          Names.reserve(Term.Name);
     for (const BoxBound &B : Plan.Bounds)
       Names.reserveIdentifiersIn(B.Value);
     for (const ArrayIndexing *I : {&Plan.Output, &Plan.Input}) {
@@ -599,11 +602,11 @@ private:
   /// first), naming the staged filter.
   std::string loopWeight(bool Transposed = false) {
     const FilterLoop &L = *Plan.Loop;
-    bool Staged = L.Source == StagedFilterToken;
+    bool Staged = !L.Array;
     std::string Weight =
         Transposed ? Names.name("filter") + "[" + Names.name("m") + "][" +
                          Names.name("n") + "]"
-                   : (Staged ? Names.name("filter") : L.Source) + "[" +
+                   : (Staged ? Names.name("filter") : *L.Array) + "[" +
                          loopIndex(Names.name("m"), Names.name("n"),
                                    Names.name("dz")) +
                          "]";
@@ -638,17 +641,13 @@ private:
   /// column's weights are read with vector loads (2d121pt on an H200:
   /// 0.516 ms against 0.575, bench/experiments/systolic_wide_lanes.cu).
   bool transposedFilter() const {
-    return Plan.Loop && Plan.Filter && Plan.Loop->Source == StagedFilterToken &&
-           !is3D();
+    return Plan.Loop && Plan.Filter && !Plan.Loop->Array && !is3D();
   }
 
   /// The tap's weight, naming the staged filter.
   std::string weight(const SystolicTap &T) {
-    std::string Text = T.Weight;
-    llvm::StringRef Token = StagedFilterToken;
-    for (size_t At; (At = Text.find(Token.str())) != std::string::npos;)
-      Text.replace(At, Token.size(), Names.name("filter"));
-    return Text;
+    return weightText(T.Weight, Plan.ElementType, Plan.IsDouble,
+                      [&] { return Names.name("filter"); });
   }
 
   /// Stores the P rows' sums where the original writes.

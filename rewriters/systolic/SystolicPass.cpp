@@ -36,7 +36,7 @@ public:
     StencilResult Analysis = analyzeStencil(*Kernel);
     if (!Analysis)
       return refuse(C, "no stencil shape: " + Analysis.Refusal);
-    SystolicPlanResult Planned = planSystolic(*Analysis.Shape, Ctx);
+    SystolicPlanResult Planned = planSystolic(*Analysis.Shape);
     if (!Planned.Plan)
       return refuse(C, Planned.Refused.Reason);
     const SystolicPlan &Plan = *Planned.Plan;

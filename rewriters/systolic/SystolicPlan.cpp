@@ -2,6 +2,7 @@
 
 #include "rewriters/systolic/SystolicPlan.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,12 +29,38 @@ std::string exactLiteral(double V, bool AsFloat) {
   return AsFloat ? Text + "f" : Text;
 }
 
+/// One term: a literal, or a scaled value (`-c`, `0.5f * float(w[2])`).
+static std::string termText(const WeightTerm &T, llvm::StringRef ElementType,
+                            bool IsDouble,
+                            llvm::function_ref<std::string()> StagedName) {
+  if (T.K == WeightTerm::Number)
+    return exactLiteral(T.Value, !IsDouble);
+  std::string Text = T.K == WeightTerm::StagedElement ? StagedName() : T.Name;
+  for (int64_t I : T.Index)
+    Text += "[" + std::to_string(I) + "]";
+  if (T.Cast)
+    Text = ElementType.str() + "(" + Text + ")";
+  if (T.Value == 1.0)
+    return Text;
+  if (T.Value == -1.0)
+    return "-" + Text;
+  return exactLiteral(T.Value, !IsDouble) + " * " + Text;
+}
+
+std::string weightText(const WeightExpr &Weight, llvm::StringRef ElementType,
+                       bool IsDouble,
+                       llvm::function_ref<std::string()> StagedName) {
+  std::vector<std::string> Terms;
+  for (const WeightTerm &T : Weight)
+    Terms.push_back(termText(T, ElementType, IsDouble, StagedName));
+  return llvm::join(Terms, " + ");
+}
+
 namespace {
 
 class Planner {
 public:
-  Planner(const StencilShape &Shape, const ASTContext &Ctx)
-      : Shape(Shape), Ctx(Ctx) {}
+  explicit Planner(const StencilShape &Shape) : Shape(Shape) {}
 
   SystolicPlanResult run() {
     SystolicPlanResult R;
@@ -176,67 +203,58 @@ private:
     return true;
   }
 
-  std::string scaled(const std::string &Text, double Scale) const {
-    if (Scale == 1.0)
-      return Text;
-    if (Scale == -1.0)
-      return "-" + Text;
-    return exactLiteral(Scale, !Plan.IsDouble) + " * " + Text;
-  }
-
-  /// The weight of one point as an expression, or a refusal.
-  std::optional<std::string> weightText(const StencilPoint &P) {
+  /// The weight of one point as a term, or a refusal.
+  std::optional<WeightTerm> weightTerm(const StencilPoint &P) {
     const StencilCoefficient &W = P.Weight;
     auto Local = [](const ValueDecl *D) {
       const auto *V = dyn_cast_or_null<VarDecl>(D);
       return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V);
     };
+    WeightTerm T;
+    T.Value = W.Scale;
     switch (W.K) {
     case StencilCoefficient::Literal:
-      return exactLiteral(W.Scale, !Plan.IsDouble);
+      return T;
     case StencilCoefficient::Constant:
       if (Local(W.Source)) {
         if (!W.Value)
           break;
-        return exactLiteral(W.Scale * *W.Value, !Plan.IsDouble);
+        T.Value = W.Scale * *W.Value;
+        return T;
       }
-      return scaled(castIfNeeded(W), W.Scale);
+      [[fallthrough]];
     case StencilCoefficient::Parameter:
-      return scaled(castIfNeeded(W), W.Scale);
-    case StencilCoefficient::FilterElement: {
+      T.K = WeightTerm::Variable;
+      T.Name = W.SourceName;
+      T.Cast = !hasElementType(W);
+      return T;
+    case StencilCoefficient::FilterElement:
       if (W.FilterIndex.empty() || Local(W.Source))
         break;
-      std::string Element;
-      if (isStaged(W))
-        Element = std::string(StagedFilterToken) + "[" +
-                  std::to_string(W.FilterIndex[0] - Plan.Filter->First) + "]";
-      else {
-        Element = W.SourceName;
-        for (int64_t I : W.FilterIndex)
-          Element += "[" + std::to_string(I) + "]";
-        Element = cast(Element);
+      if (isStaged(W)) {
+        T.K = WeightTerm::StagedElement;
+        T.Index = {W.FilterIndex[0] - Plan.Filter->First};
+      } else {
+        T.K = WeightTerm::ArrayElement;
+        T.Name = W.SourceName;
+        T.Index = W.FilterIndex;
+        T.Cast = true;
       }
-      return scaled(Element, W.Scale);
-    }
+      return T;
     case StencilCoefficient::Unknown:
       break;
     }
     return std::nullopt;
   }
 
-  /// The weight's variable, converted when its type is not the element's.
-  std::string castIfNeeded(const StencilCoefficient &W) const {
+  /// Whether the weight's variable has the element type (else it is
+  /// converted).
+  bool hasElementType(const StencilCoefficient &W) const {
     QualType T =
         W.Source ? W.Source->getType().getNonReferenceType() : QualType();
-    if (!T.isNull() &&
-        T->isSpecificBuiltinType(Plan.IsDouble ? BuiltinType::Double
-                                               : BuiltinType::Float))
-      return W.SourceName;
-    return cast(W.SourceName);
-  }
-
-  std::string cast(const std::string &Text) const {
-    return Plan.ElementType + "(" + Text + ")";
+    return !T.isNull() &&
+           T->isSpecificBuiltinType(Plan.IsDouble ? BuiltinType::Double
+                                                  : BuiltinType::Float);
   }
 
   /// A filter read through a pointer parameter, one subscript.
@@ -272,7 +290,7 @@ private:
 
   bool planTaps() {
     planFilterStaging();
-    std::map<std::array<int64_t, 3>, std::string> Weights;
+    std::map<std::array<int64_t, 3>, WeightExpr> Weights;
     std::map<std::array<int64_t, 3>, FilterTap> FilterTaps;
     for (unsigned D = 0; D != 3; ++D)
       Plan.Range[D] = {INT64_MAX, INT64_MIN};
@@ -284,20 +302,21 @@ private:
       if (P.Conditional)
         return refuse("the read at offset " + Where +
                       " happens only under a condition inside the kernel");
-      std::optional<std::string> W = weightText(P);
+      std::optional<WeightTerm> W = weightTerm(P);
       if (!W)
         return refuse("the read at offset " + Where + " has weight '" +
                       P.Weight.describe() +
                       "', not a constant, parameter or filter element");
-      std::string &Sum = Weights[O];
+      WeightExpr &Sum = Weights[O];
       bool Repeated = !Sum.empty();
-      Sum = Sum.empty() ? *W : Sum + " + " + *W;
+      Sum.push_back(*W);
       // A tap that is exactly one filter element can be looped over.
       const StencilCoefficient &C = P.Weight;
       if (C.K == StencilCoefficient::FilterElement && C.FilterIndex.size() == 1)
         FilterTaps[O] = {
             C.FilterIndex[0] - (isStaged(C) ? Plan.Filter->First : 0), C.Scale,
-            isStaged(C) ? StagedFilterToken : C.SourceName};
+            isStaged(C) ? std::nullopt
+                        : std::optional<std::string>(C.SourceName)};
       if (Repeated)
         FilterTaps.erase(O);
       for (unsigned D = 0; D != 3; ++D) {
@@ -329,7 +348,7 @@ private:
   struct FilterTap {
     int64_t Index;
     double Scale;
-    std::string Source;
+    std::optional<std::string> Array; ///< None: the staged filter.
   };
 
   /// Loops over the filter when the taps fill their box and every weight is
@@ -340,7 +359,7 @@ private:
       return;
     const auto &[O0, T0] = *F.begin(); // The box's first corner.
     FilterLoop L;
-    L.Source = T0.Source;
+    L.Array = T0.Array;
     L.Scale = T0.Scale;
     for (unsigned D = 0; D != 3; ++D) {
       if (Plan.Range[D].First == Plan.Range[D].Last)
@@ -359,7 +378,7 @@ private:
       int64_t Want = L.Base;
       for (unsigned D = 0; D != 3; ++D)
         Want += L.Stride[D] * O[D];
-      if (T.Index != Want || T.Scale != L.Scale || T.Source != L.Source)
+      if (T.Index != Want || T.Scale != L.Scale || T.Array != L.Array)
         return;
     }
     Plan.Loop = L;
@@ -414,16 +433,14 @@ private:
   }
 
   const StencilShape &Shape;
-  const ASTContext &Ctx;
   SystolicPlan Plan;
   std::string Refusal;
 };
 
 } // namespace
 
-SystolicPlanResult planSystolic(const StencilShape &Shape,
-                                const ASTContext &Ctx) {
-  return Planner(Shape, Ctx).run();
+SystolicPlanResult planSystolic(const StencilShape &Shape) {
+  return Planner(Shape).run();
 }
 
 } // namespace cuda_rewrite

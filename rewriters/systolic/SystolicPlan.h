@@ -16,6 +16,7 @@
 #include "analysis/StencilAccess.h"
 #include "rewriters/systolic/SystolicModel.h"
 #include "clang/AST/ASTContext.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <array>
 #include <optional>
 #include <string>
@@ -23,10 +24,40 @@
 
 namespace cuda_rewrite {
 
+/// One term of a tap's weight, held as what it is rather than as text, so
+/// that code generation names the staged filter and knows the user's names
+/// it must not shadow without reading them back out of a string.
+struct WeightTerm {
+  enum Kind {
+    Number,        ///< Value, a literal of the element type.
+    Variable,      ///< Scale * Name (a parameter or named constant).
+    ArrayElement,  ///< Scale * Name[Index...] (a filter array).
+    StagedElement, ///< Scale * the staged filter's copy [Index[0]].
+  } K = Number;
+  /// Number's value, else the factor in front of the value.
+  double Value = 1.0;
+  /// Variable's or ArrayElement's name, as the source spells it.
+  std::string Name;
+  /// Converted to the element type (a variable of another type; every
+  /// array element, as a filter of any type may be read).
+  bool Cast = false;
+  std::vector<int64_t> Index;
+};
+
+/// A tap's weight: the sum of its terms (points read twice are added).
+using WeightExpr = std::vector<WeightTerm>;
+
+/// \p Weight as a C++ expression of the element type \p ElementType
+/// (\p IsDouble: double, else float), \p StagedName naming the staged
+/// filter's copy (asked for only when a term reads it).
+std::string weightText(const WeightExpr &Weight, llvm::StringRef ElementType,
+                       bool IsDouble,
+                       llvm::function_ref<std::string()> StagedName);
+
 /// One offset with its total weight (points read twice are added).
 struct SystolicTap {
   std::array<int64_t, 3> Offset = {0, 0, 0};
-  std::string Weight; ///< A C++ expression of the element type.
+  WeightExpr Weight;
   /// The tap is one element of a filter array with one subscript:
   /// its index and the factor in front of it.
   std::optional<int64_t> FilterIndex;
@@ -37,7 +68,9 @@ struct SystolicTap {
 /// offset_d] * Scale: the generated code loops over the filter (SSAM,
 /// Listing 1) instead of spelling out every tap.
 struct FilterLoop {
-  std::string Source; ///< StagedFilterToken or the array's name.
+  /// The array's name, as the source spells it; none for the staged
+  /// filter's copy.
+  std::optional<std::string> Array;
   int64_t Base = 0;
   std::array<int64_t, 3> Stride = {0, 0, 0};
   double Scale = 1.0;
@@ -60,10 +93,6 @@ struct ReadGroup {
   TapRun Z, Y;
   std::vector<TapRun> XRuns;
 };
-
-/// Stands for the shared-memory copy of a staged filter in weight texts;
-/// code generation picks the name (one the kernel does not use).
-constexpr const char *StagedFilterToken = "$filter";
 
 /// A filter array read through a pointer, copied to shared memory first
 /// (SSAM section 4.6): the elements [First, Last] it reads.
@@ -125,8 +154,7 @@ using SystolicPlanResult = PlanOrRefusal<SystolicPlan>;
 
 /// The plan for \p Shape, or why the SSAM form would not compute exactly
 /// what the kernel does.
-SystolicPlanResult planSystolic(const StencilShape &Shape,
-                                const clang::ASTContext &Ctx);
+SystolicPlanResult planSystolic(const StencilShape &Shape);
 
 /// The shortest decimal spelling of \p V that reads back exactly as a float
 /// (\p AsFloat) or a double, with an `f` suffix for float.

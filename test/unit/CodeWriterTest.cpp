@@ -162,14 +162,13 @@ TEST(NameAllocatorTest, GivenNamesAreTaken) {
 
 TEST(NameAllocatorTest, IdentifiersAreScannedFromText) {
   NameAllocator Names;
-  Names.reserveIdentifiersIn("w[2 * k + _row] + $filter[k1] * 1.0f");
+  Names.reserveIdentifiersIn("w[2 * k + _row] + filter[k1] * 1.0f");
   EXPECT_EQ(Names.name("w"), "w_");
   EXPECT_EQ(Names.name("k"), "k_");
   EXPECT_EQ(Names.name("_row"), "_row_");
   EXPECT_EQ(Names.name("k1"), "k1_");
-  // Placeholders that start with '$' are not the user's names.
-  EXPECT_EQ(Names.name("filter"), "filter");
-  // Nor are parts of words: 'row' and 'ilter' only occur inside others.
+  EXPECT_EQ(Names.name("filter"), "filter_");
+  // Parts of words are not: 'row' and 'ilter' only occur inside others.
   EXPECT_EQ(Names.name("row"), "row");
   EXPECT_EQ(Names.name("ilter"), "ilter");
   // The suffix of a number is reserved, at worst an underscore too many.
