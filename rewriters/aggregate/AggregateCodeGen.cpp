@@ -7,7 +7,6 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -64,6 +63,23 @@ std::string declareParam(const ParmVarDecl &P) {
   return Text;
 }
 
+void reserveIdentifiersOfSource(NameAllocator &Names, StringRef Source,
+                                const LangOptions &LangOpts) {
+  // The lexer reads up to a null character, which a slice of the file's
+  // buffer does not end with.
+  std::string Text = Source.str();
+  Lexer Raw(SourceLocation(), LangOpts, Text.data(), Text.data(),
+            Text.data() + Text.size());
+  Token Tok;
+  while (true) {
+    bool AtEnd = Raw.LexFromRawLexer(Tok);
+    if (Tok.is(tok::raw_identifier))
+      Names.reserve(Tok.getRawIdentifier());
+    if (AtEnd || Tok.is(tok::eof))
+      return;
+  }
+}
+
 static std::vector<std::string>
 declarations(const std::vector<const ParmVarDecl *> &Params) {
   std::vector<std::string> Decls;
@@ -78,52 +94,6 @@ names(const std::vector<const ParmVarDecl *> &Params) {
   for (const ParmVarDecl *P : Params)
     Names.push_back(P->getNameAsString());
   return Names;
-}
-
-std::string generateArgsStruct(const AggregatedChild &A) {
-  std::string Text = "\n// cuda-rewrite (aggregate): the arguments of one "
-                     "launch of '" +
-                     A.Child->getNameAsString() +
-                     "'\n// that may differ between the launches aggregated "
-                     "together.\nstruct " +
-                     A.argsStruct() + " {\n";
-  for (const std::string &Decl : declarations(A.perLaunchParams()))
-    Text += "  " + Decl + ";\n";
-  return Text + "};\n";
-}
-
-/// The child's body from just after its '{' to its '}' inclusive.
-static StringRef bodyAfterBrace(const FunctionDecl &Child) {
-  const auto *Body = cast<CompoundStmt>(Child.getBody());
-  const SourceManager &SM = Child.getASTContext().getSourceManager();
-  unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
-  unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
-  return SM.getBufferData(SM.getFileID(Body->getLBracLoc())).slice(Begin, End);
-}
-
-/// `const uint3 blockIdx = cr_self.blockIdx;` and so on for the built-ins
-/// \p Info says the body reads, each line starting with \p Pad.
-static std::string shadowBuiltins(const ChildKernelInfo &Info,
-                                  const std::string &Pad) {
-  std::string Text;
-  if (Info.UsesBlockIdx)
-    Text += Pad + "const uint3 blockIdx = cr_self.blockIdx;\n";
-  if (Info.UsesBlockDim)
-    Text += Pad + "const dim3 blockDim = cr_self.blockDim;\n";
-  if (Info.UsesGridDim)
-    Text += Pad + "const dim3 gridDim = cr_self.gridDim;\n";
-  if (Info.UsesThreadIdx)
-    Text += Pad + "const uint3 threadIdx = cr_self.threadIdx;\n";
-  return Text;
-}
-
-static std::string perLaunchLocals(const AggregatedChild &A,
-                                   const std::string &Pad) {
-  std::string Text;
-  for (const ParmVarDecl *P : A.perLaunchParams())
-    Text += Pad + declareParam(*P) + " = cr_self.args->" +
-            P->getNameAsString() + ";\n";
-  return Text;
 }
 
 std::vector<std::string> builtinParams(const ChildKernelInfo &Info) {
@@ -146,147 +116,363 @@ std::vector<std::string> builtinArgs(const ChildKernelInfo &Info) {
   return Args;
 }
 
-static std::vector<std::string>
-aggregatedKernelParams(const AggregatedChild &A) {
-  std::vector<std::string> Params = {"cuda_rewrite::LaunchTable cr_launches"};
-  for (const std::string &Decl : declarations(A.scalarParams()))
-    Params.push_back(Decl);
-  return Params;
+namespace {
+
+/// `// cuda-rewrite (aggregate): ` and \p Text: every part the pass adds says
+/// that it is the pass's, and why it is there.
+void passComment(CodeWriter &W, const Twine &Text) {
+  W.comment("cuda-rewrite (aggregate): " + Text);
 }
 
-/// Its blocks take the shape of the largest launch they serve, or pack
-/// several one-warp launches: its registers are bounded for at least that
-/// block (a child launched with 1024-thread blocks must still launch once
-/// aggregated; AggregatedChild::MaxThreads).
-static std::string aggregatedKernelHead(const AggregatedChild &A) {
-  return "__global__ void __launch_bounds__(" + std::to_string(A.MaxThreads) +
-         ") " + A.kernelName();
+/// The child's body from just after its '{' to its '}' inclusive.
+StringRef bodyAfterBrace(const FunctionDecl &Child) {
+  const auto *Body = cast<CompoundStmt>(Child.getBody());
+  const SourceManager &SM = Child.getASTContext().getSourceManager();
+  unsigned Begin = SM.getFileOffset(Body->getLBracLoc()) + 1;
+  unsigned End = SM.getFileOffset(Body->getRBracLoc()) + 1;
+  return SM.getBufferData(SM.getFileID(Body->getLBracLoc())).slice(Begin, End);
 }
 
-std::string generateAggregatedKernelDeclaration(const AggregatedChild &A) {
-  return "\n// cuda-rewrite (aggregate): '" + A.Child->getNameAsString() +
-         "' for aggregated launches, defined below.\n" +
-         callText(aggregatedKernelHead(A), aggregatedKernelParams(A)) + ";" +
-         "\n";
+/// Writes the aggregated kernel of one child and its declaration: a kernel
+/// each of whose blocks runs one block of one original launch.
+class AggregatedKernelWriter {
+public:
+  AggregatedKernelWriter(const AggregatedChild &A, const ParentCode *AsParent)
+      : A(A), AsParent(AsParent) {
+    // The kernel's own names share its scope with the child's parameters
+    // (per-launch locals of their names), with a leaf's body, which is
+    // copied in, and with what a parent's code passes and declares.
+    for (const ParmVarDecl *P : A.Child->parameters())
+      Names.reserveIdentifiersIn(declareParam(*P));
+    if (AsParent)
+      AsParent->reserveNames(Names);
+    else
+      reserveIdentifiersOfSource(Names, bodyAfterBrace(*A.Child),
+                                 A.Child->getASTContext().getLangOpts());
+  }
+
+  std::string declaration() {
+    CodeWriter W;
+    W.line("");
+    passComment(W, "'" + A.Child->getNameAsString() +
+                       "' for aggregated launches, defined below.");
+    W.line(head() + ";");
+    return W.str();
+  }
+
+  std::string definition() {
+    CodeWriter W;
+    W.line("");
+    comment(W);
+    if (AsParent)
+      parentKernel(W);
+    else
+      leafKernel(W);
+    return W.str();
+  }
+
+private:
+  /// Its blocks take the shape of the largest launch they serve, or pack
+  /// several one-warp launches: its registers are bounded for at least that
+  /// block (a child launched with 1024-thread blocks must still launch once
+  /// aggregated; AggregatedChild::MaxThreads).
+  std::string head() {
+    std::vector<std::string> Params = {"cuda_rewrite::LaunchTable " +
+                                       Names.name("cr_launches")};
+    for (const std::string &Decl : declarations(A.scalarParams()))
+      Params.push_back(Decl);
+    return callText("__global__ void __launch_bounds__(" +
+                        std::to_string(A.MaxThreads) + ") " + A.kernelName(),
+                    Params);
+  }
+
+  void comment(CodeWriter &W) {
+    std::string Name = A.Child->getNameAsString();
+    passComment(W, "'" + Name +
+                       "' for aggregated launches. Each block of\n"
+                       "this grid runs one block of one original launch of '" +
+                       Name +
+                       "',\nfound by searching the launches' first blocks; "
+                       "below, the original body\nsees that launch's built-in "
+                       "variables and arguments under their own names.");
+    if (AsParent)
+      W.comment("Its own launches are aggregated too: every thread, active or "
+                "not, takes part\nin gathering them after the body.");
+  }
+
+  /// The original launch this block runs a block of.
+  void findOriginalLaunch(CodeWriter &W) {
+    W.line("const auto " + Names.name("cr_self") +
+           " = cuda_rewrite::originalLaunch<" + A.argsStruct() + ">(" +
+           Names.name("cr_launches") + ");");
+  }
+
+  /// The original launch's built-ins that the body reads, and its
+  /// per-launch arguments, under their own names.
+  void originalNames(CodeWriter &W) {
+    std::string Self = Names.name("cr_self");
+    std::vector<std::string> Params = builtinParams(A.Info),
+                             Args = builtinArgs(A.Info);
+    for (size_t I = 0; I < Params.size(); ++I)
+      W.line(Params[I] + " = " + Self + "." + Args[I] + ";");
+    for (const ParmVarDecl *P : A.perLaunchParams())
+      W.line(declareParam(*P) + " = " + Self + ".args->" +
+             P->getNameAsString() + ";");
+  }
+
+  /// Runs the parent's code: every thread, active or not, must reach the
+  /// flushes, which gather the block's launches at a barrier.
+  void parentKernel(CodeWriter &W) {
+    CodeWriter::Block Kernel = W.block(head() + " {");
+    findOriginalLaunch(W);
+    AsParent->writePendingLaunches(W);
+    {
+      CodeWriter::Block Active =
+          W.block("if (" + Names.name("cr_self") + ".active) {");
+      originalNames(W);
+      AsParent->writeBodyCall(W);
+    }
+    AsParent->writeFlushes(W);
+  }
+
+  /// Runs a copy of the child's body, which brings the kernel's closing
+  /// brace.
+  void leafKernel(CodeWriter &W) {
+    CodeWriter::Block Kernel = W.block(head() + " {", /*Closing=*/"");
+    findOriginalLaunch(W);
+    if (A.Info.HasBarriers)
+      W.comment("Every original launch here has the same block size (its "
+                "barriers need\nthat), so no thread returns early.");
+    {
+      CodeWriter::Block Inactive =
+          W.unbraced("if (!" + Names.name("cr_self") + ".active)");
+      W.line("return;");
+    }
+    originalNames(W);
+    // The user's text keeps the layout it has.
+    W.raw(bodyAfterBrace(*A.Child).ltrim("\r\n").str() + "\n");
+  }
+
+  const AggregatedChild &A;
+  const ParentCode *AsParent;
+  NameAllocator Names;
+};
+
+/// Writes the launch helpers of one aggregated child: what a rewritten
+/// parent calls to gather the launches of its threads (a warp's, a block's
+/// or a grid's) and make them as one launch of the aggregated kernel.
+class LaunchHelperWriter {
+public:
+  explicit LaunchHelperWriter(const AggregatedChild &A) : A(A) {
+    // The helpers' own parameters and locals sit beside the child's scalar
+    // parameters, which the helpers pass on.
+    for (const ParmVarDecl *P : A.scalarParams())
+      Names.reserveIdentifiersIn(declareParam(*P));
+  }
+
+  std::string warp() {
+    std::vector<std::string> Params = {
+        "dim3 " + name("cr_grid"), "dim3 " + name("cr_block"),
+        "size_t " + name("cr_shared"),
+        "const " + A.argsStruct() + " &" + name("cr_args")};
+    for (const std::string &Decl : declarations(A.scalarParams()))
+      Params.push_back(Decl);
+    Params.push_back("int " + name("cr_line"));
+    CodeWriter W;
+    W.line("");
+    passComment(W, "warp granularity. The lanes of a warp that reach\na launch "
+                   "of '" +
+                       A.Child->getNameAsString() +
+                       "' together make one launch of " + A.kernelName() + ".");
+    {
+      CodeWriter::Block Helper =
+          W.block(callText("__device__ void " + A.warpHelper(), Params) + " {");
+      gatherAndLaunch(
+          W, callText("cuda_rewrite::gatherWarpLaunches",
+                      {name("cr_grid"), name("cr_block"), name("cr_shared"),
+                       name("cr_args"), "__FILE__", name("cr_line")}));
+    }
+    return W.str();
+  }
+
+  std::string block() {
+    return pending(A.blockHelper(),
+                   "block granularity. Every thread of the block\ncalls this "
+                   "once the parent's body is done; the launches of '" +
+                       A.Child->getNameAsString() +
+                       "'\nthe block asked for become one launch of " +
+                       A.kernelName() + ".",
+                   "gatherBlockLaunches", /*PerSite=*/false);
+  }
+
+  std::string grid() {
+    return pending(A.gridHelper(),
+                   "kernel granularity. Every thread of the parent\ngrid calls "
+                   "this once the parent's body is done; the last block to "
+                   "get here\nlaunches " +
+                       A.kernelName() +
+                       " once for all the grid's launches of '" +
+                       A.Child->getNameAsString() + "'\nfrom one site (" +
+                       name("cr_site") + ").",
+                   "gatherGridLaunches", /*PerSite=*/true);
+  }
+
+private:
+  std::string name(StringRef Wanted) { return Names.name(Wanted); }
+
+  /// The block and kernel helpers differ only in their name, comment, the
+  /// runtime function that gathers the launches, and the kernel helper's
+  /// site number. Both take a PendingLaunch or, for launches in loops, a
+  /// PendingLaunchList.
+  std::string pending(const std::string &Name, const std::string &Comment,
+                      StringRef Gather, bool PerSite) {
+    std::string Pending = name("Pending");
+    std::vector<std::string> Params = {"const " + Pending + " &" +
+                                       name("cr_pending")};
+    for (const std::string &Decl : declarations(A.scalarParams()))
+      Params.push_back(Decl);
+    std::vector<std::string> GatherArgs = {name("cr_pending")};
+    if (PerSite) {
+      Params.push_back("unsigned " + name("cr_site"));
+      GatherArgs.push_back(name("cr_site"));
+    }
+    Params.push_back("int " + name("cr_line"));
+    GatherArgs.push_back("__FILE__");
+    GatherArgs.push_back(name("cr_line"));
+    CodeWriter W;
+    W.line("");
+    passComment(W, Comment);
+    W.line("template <typename " + Pending + ">");
+    {
+      CodeWriter::Block Helper =
+          W.block(callText("__device__ void " + Name, Params) + " {");
+      gatherAndLaunch(W, callText("cuda_rewrite::" + Gather.str(), GatherArgs));
+    }
+    return W.str();
+  }
+
+  /// The part all helpers share: the launches \p Gather gathers, made as
+  /// one where this thread is the one to make them, and checked.
+  void gatherAndLaunch(CodeWriter &W, const std::string &Gather) {
+    std::string Launch = name("cr_launch");
+    W.line("auto " + Launch + " = " + Gather + ";");
+    CodeWriter::Block Made =
+        W.block("if (" + Launch + ".launcher && " + Launch + ".blocks > 0) {");
+    std::string Grid = name("cr_aggregated_grid"),
+                Block = name("cr_aggregated_block");
+    W.line("dim3 " + Grid + ", " + Block + ";");
+    W.line(Launch + ".configure(/*packable=*/" +
+           (A.packable() ? "true" : "false") + ", " + Grid + ", " + Block +
+           ");");
+    std::vector<std::string> Args = {Launch + ".table"};
+    for (const std::string &Name : names(A.scalarParams()))
+      Args.push_back(Name);
+    W.line(callText(A.kernelName() + "<<<" + Grid + ", " + Block + ", " +
+                        Launch + ".sharedBytes>>>",
+                    Args) +
+           ";");
+    W.line("cuda_rewrite::checkAggregatedLaunch(__FILE__, " + name("cr_line") +
+           ");");
+  }
+
+  const AggregatedChild &A;
+  NameAllocator Names;
+};
+
+} // namespace
+
+std::string generateArgsStruct(const AggregatedChild &A) {
+  CodeWriter W;
+  W.line("");
+  passComment(W, "the arguments of one launch of '" +
+                     A.Child->getNameAsString() +
+                     "'\nthat may differ between the launches aggregated "
+                     "together.");
+  {
+    CodeWriter::Block Struct = W.block("struct " + A.argsStruct() + " {", "};");
+    for (const std::string &Decl : declarations(A.perLaunchParams()))
+      W.line(Decl + ";");
+  }
+  return W.str();
+}
+
+std::string generateAggregatedKernelDeclaration(const AggregatedChild &A,
+                                                const ParentCode *AsParent) {
+  return AggregatedKernelWriter(A, AsParent).declaration();
 }
 
 std::string generateAggregatedKernel(const AggregatedChild &A,
                                      const ParentCode *AsParent) {
-  const FunctionDecl &Child = *A.Child;
-  std::string Name = Child.getNameAsString();
-  std::string Text =
-      "\n// cuda-rewrite (aggregate): '" + Name +
-      "' for aggregated launches. Each block of\n"
-      "// this grid runs one block of one original launch of '" +
-      Name +
-      "',\n// found by searching the launches' first blocks; below, the "
-      "original body\n// sees that launch's built-in variables and "
-      "arguments under their own names.\n";
-  if (AsParent)
-    Text += "// Its own launches are aggregated too: every thread, active or "
-            "not, takes part\n// in gathering them after the body.\n";
-  Text += callText(aggregatedKernelHead(A), aggregatedKernelParams(A)) + " {\n";
-  Text += "  const auto cr_self = cuda_rewrite::originalLaunch<" +
-          A.argsStruct() + ">(cr_launches);\n";
-  if (AsParent) {
-    Text += AsParent->Decls + "  if (cr_self.active) {\n" +
-            shadowBuiltins(A.Info, "    ") + perLaunchLocals(A, "    ") +
-            AsParent->indentedBodyCall(4) + "\n  }\n" + AsParent->Flushes +
-            "}\n";
-    return Text;
-  }
-  if (A.Info.HasBarriers)
-    Text += "  // Every original launch here has the same block size (its "
-            "barriers need\n  // that), so no thread returns early.\n";
-  Text += "  if (!cr_self.active)\n    return;\n";
-  Text += shadowBuiltins(A.Info, "  ") + perLaunchLocals(A, "  ");
-  Text += bodyAfterBrace(Child).ltrim("\r\n").str();
-  return Text + "\n";
-}
-
-std::string ParentCode::indentedBodyCall(unsigned Indent) const {
-  return std::string(Indent, ' ') + callText(BodyName, BodyArgs) + ";";
-}
-
-/// The part the warp and block helpers share: the launch, and its check.
-static std::string launchAndCheck(const AggregatedChild &A) {
-  std::vector<std::string> Args = {"cr_launch.table"};
-  for (const std::string &Name : names(A.scalarParams()))
-    Args.push_back(Name);
-  bool Packable = A.packable();
-  return "  if (cr_launch.launcher && cr_launch.blocks > 0) {\n"
-         "    dim3 cr_aggregated_grid, cr_aggregated_block;\n"
-         "    cr_launch.configure(/*packable=*/" +
-         std::string(Packable ? "true" : "false") +
-         ", cr_aggregated_grid, cr_aggregated_block);\n" + "    " +
-         callText(A.kernelName() +
-                      "<<<cr_aggregated_grid, cr_aggregated_block, "
-                      "cr_launch.sharedBytes>>>",
-                  Args) +
-         ";" +
-         "\n    cuda_rewrite::checkAggregatedLaunch(__FILE__, cr_line);\n  "
-         "}\n}\n";
+  return AggregatedKernelWriter(A, AsParent).definition();
 }
 
 std::string generateWarpHelper(const AggregatedChild &A) {
-  std::vector<std::string> Params = {"dim3 cr_grid", "dim3 cr_block",
-                                     "size_t cr_shared",
-                                     "const " + A.argsStruct() + " &cr_args"};
-  for (const std::string &Decl : declarations(A.scalarParams()))
-    Params.push_back(Decl);
-  Params.push_back("int cr_line");
-  return "\n// cuda-rewrite (aggregate): warp granularity. The lanes of a "
-         "warp that reach\n// a launch of '" +
-         A.Child->getNameAsString() + "' together make one launch of " +
-         A.kernelName() + ".\n" +
-         callText("__device__ void " + A.warpHelper(), Params) + " {" +
-         "\n  auto cr_launch = cuda_rewrite::gatherWarpLaunches("
-         "cr_grid, cr_block, cr_shared, cr_args, __FILE__, cr_line);\n" +
-         launchAndCheck(A);
-}
-
-/// The block and kernel helpers differ only in their name, comment, the
-/// runtime function that gathers the launches, and the kernel helper's
-/// site number. Both take a PendingLaunch or, for launches in loops, a
-/// PendingLaunchList.
-static std::string pendingHelper(const AggregatedChild &A,
-                                 const std::string &Name,
-                                 const std::string &Comment, StringRef Gather,
-                                 bool PerSite) {
-  std::vector<std::string> Params = {"const Pending &cr_pending"};
-  for (const std::string &Decl : declarations(A.scalarParams()))
-    Params.push_back(Decl);
-  if (PerSite)
-    Params.push_back("unsigned cr_site");
-  Params.push_back("int cr_line");
-  return Comment + "template <typename Pending>\n" +
-         callText("__device__ void " + Name, Params) + " {" +
-         "\n  auto cr_launch = cuda_rewrite::" + Gather.str() +
-         (PerSite ? "(cr_pending, cr_site, __FILE__, cr_line);\n"
-                  : "(cr_pending, __FILE__, cr_line);\n") +
-         launchAndCheck(A);
+  return LaunchHelperWriter(A).warp();
 }
 
 std::string generateBlockHelper(const AggregatedChild &A) {
-  return pendingHelper(
-      A, A.blockHelper(),
-      "\n// cuda-rewrite (aggregate): block granularity. Every thread of the "
-      "block\n// calls this once the parent's body is done; the launches of '" +
-          A.Child->getNameAsString() +
-          "'\n// the block asked for become one launch of " + A.kernelName() +
-          ".\n",
-      "gatherBlockLaunches", /*PerSite=*/false);
+  return LaunchHelperWriter(A).block();
 }
 
 std::string generateGridHelper(const AggregatedChild &A) {
-  return pendingHelper(
-      A, A.gridHelper(),
-      "\n// cuda-rewrite (aggregate): kernel granularity. Every thread of the "
-      "parent\n// grid calls this once the parent's body is done; the last "
-      "block to get here\n// launches " +
-          A.kernelName() + " once for all the grid's launches of '" +
-          A.Child->getNameAsString() + "'\n// from one site (cr_site).\n",
-      "gatherGridLaunches", /*PerSite=*/true);
+  return LaunchHelperWriter(A).grid();
+}
+
+void ParentCode::writePendingLaunches(CodeWriter &W) const {
+  for (const PendingSite &S : Sites)
+    W.line(S.Type + " " + S.Var + ";");
+}
+
+void ParentCode::writeBodyCall(CodeWriter &W) const {
+  W.line(callText(BodyName, BodyArgs) + ";");
+}
+
+void ParentCode::writeFlushes(CodeWriter &W) const {
+  for (const PendingSite &S : Sites)
+    W.line(S.Flush + ";");
+}
+
+void ParentCode::reserveNames(NameAllocator &Names) const {
+  for (const PendingSite &S : Sites) {
+    Names.reserveIdentifiersIn(S.Type);
+    Names.reserve(S.Var);
+    Names.reserveIdentifiersIn(S.Flush);
+  }
+  Names.reserve(BodyName);
+  for (const std::string &Arg : BodyArgs)
+    Names.reserveIdentifiersIn(Arg);
+}
+
+std::string generateBodyFunctionHead(StringRef Name, StringRef Prefix,
+                                     StringRef ParamText, bool DeclareKernel) {
+  CodeWriter W;
+  if (DeclareKernel) {
+    passComment(W,
+                "'" + Name + "' is defined after its body, which launches it.");
+    W.line(Prefix + " " + Name + "(" + ParamText + ");");
+  }
+  passComment(W, "the body of '" + Name +
+                     "'; its launches are recorded,\nand made together by '" +
+                     Name + "' below.");
+  // The body function's name follows, where the parent's was.
+  return W.str() + "__device__ __forceinline__ void ";
+}
+
+std::string generateParentKernel(StringRef Name, StringRef Head,
+                                 StringRef ParamText, const ParentCode &Code) {
+  CodeWriter W;
+  W.line("");
+  passComment(W, "'" + Name +
+                     "' with its device-side launches aggregated:\neach "
+                     "thread runs the original body, then the launches are "
+                     "made together.");
+  {
+    CodeWriter::Block Kernel = W.block(Head + "(" + ParamText + ") {");
+    Code.writePendingLaunches(W);
+    Code.writeBodyCall(W);
+    Code.writeFlushes(W);
+  }
+  return W.str();
 }
 
 } // namespace cuda_rewrite

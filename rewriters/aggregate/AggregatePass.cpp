@@ -7,6 +7,7 @@
 #include "rewriters/aggregate/AggregateCodeGen.h"
 #include "rewriters/aggregate/ChildKernel.h"
 #include "rewriters/aggregate/DeviceMalloc.h"
+#include "rewriters/common/CodeWriter.h"
 #include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/GeneratedLayout.h"
 #include "rewriters/common/SourceLines.h"
@@ -547,7 +548,7 @@ private:
         return false;
       if (!Add("/1", generateArgsStruct(A), Before) ||
           (Code &&
-           !Add("/2", generateAggregatedKernelDeclaration(A), Before)) ||
+           !Add("/2", generateAggregatedKernelDeclaration(A, Code), Before)) ||
           !Add(helperKey(S.G), helper(S.G, A), Before) ||
           !Add(Code ? "/6" : "/2", generateAggregatedKernel(A, Code), After))
         return false;
@@ -682,9 +683,8 @@ private:
       for (std::string &Value : scalarArgs(S))
         Args.push_back(std::move(Value));
       Args.push_back("__LINE__");
-      if (!check(Context.Edits.replace(callRange(S), A.warpHelper() + "(" +
-                                                         join(Args, ", ") +
-                                                         ")"),
+      if (!check(Context.Edits.replace(callRange(S),
+                                       callText(A.warpHelper(), Args)),
                  S.C->Loc))
         return false;
       RewrittenParents.insert(S.Parent->getCanonicalDecl());
@@ -727,36 +727,44 @@ private:
     // blocks than its own: the body function takes the built-ins it reads.
     const bool AlsoChild = isAggregatedBlockParent(Parent);
     const ChildKernelInfo Reads = analyzeChildKernel(*Parent);
-    std::vector<std::string> Pending, ParamNames;
+    ParentCode Code;
+    Code.BodyName = BodyName;
     for (const ParmVarDecl *P : Parent->parameters())
-      ParamNames.push_back(P->getNameAsString());
+      Code.BodyArgs.push_back(P->getNameAsString());
+    // The body function's parameters after the parent's: those built-ins,
+    // and the launches of each site, pending.
+    std::vector<std::string> Extra;
     if (AlsoChild) {
-      Pending = builtinParams(Reads);
+      Extra = builtinParams(Reads);
       for (std::string &Arg : builtinArgs(Reads))
-        ParamNames.push_back(std::move(Arg));
+        Code.BodyArgs.push_back(std::move(Arg));
     }
-    std::string Decls, Flushes;
+    // The pending launches are parameters of the body function and locals
+    // of the new kernel, beside the parent's parameters and what its body
+    // names.
+    NameAllocator Names;
+    reserveIdentifiersOfSource(Names, ParamText, Ctx.getLangOpts());
+    reserveIdentifiersOfSource(Names, text(Body->getSourceRange()),
+                               Ctx.getLangOpts());
     for (size_t I = 0; I < ParentSites.size(); ++I) {
       const Site &S = *ParentSites[I];
       AggregatedChild A = aggregatedChild(S);
-      std::string Var = "cr_pending_" + std::to_string(I);
+      std::string Var = Names.name("cr_pending_" + std::to_string(I));
       std::string Type = std::string("cuda_rewrite::") +
                          (S.InLoop ? "PendingLaunchList<" : "PendingLaunch<") +
                          A.argsStruct() + ">";
-      Pending.push_back(Type + " &" + Var);
-      Decls += "  " + Type + " " + Var + ";\n";
-      ParamNames.push_back(Var);
+      Extra.push_back(Type + " &" + Var);
+      Code.BodyArgs.push_back(Var);
       std::vector<std::string> FlushArgs = {Var};
       for (std::string &Value : scalarArgs(S))
         FlushArgs.push_back(std::move(Value));
       if (S.G == Granularity::Kernel)
         FlushArgs.push_back(std::to_string(I)); // The site's grid table.
       FlushArgs.push_back("__LINE__");
-      Flushes +=
-          "  " +
-          callText(S.G == Granularity::Block ? A.blockHelper() : A.gridHelper(),
-                   FlushArgs) +
-          ";\n";
+      Code.Sites.push_back({Type, Var,
+                            callText(S.G == Granularity::Block ? A.blockHelper()
+                                                               : A.gridHelper(),
+                                     FlushArgs)});
 
       std::vector<std::string> Request = configValues(S);
       Request.push_back(argsValue(S, A));
@@ -764,9 +772,8 @@ private:
         Request.push_back("__FILE__");
         Request.push_back("__LINE__");
       }
-      if (!check(Context.Edits.replace(callRange(S), Var + ".request(" +
-                                                         join(Request, ", ") +
-                                                         ")"),
+      if (!check(Context.Edits.replace(callRange(S),
+                                       callText(Var + ".request", Request)),
                  S.C->Loc))
         return false;
       Context.Remark.applied(S.C->Loc, AggregatePass::Name, describe(S, A));
@@ -779,20 +786,12 @@ private:
     for (const Site *S : ParentSites)
       Self.Rewritten.insert(S->Call);
     Self.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    std::string Declaration =
-        Self.Found ? "// cuda-rewrite (aggregate): '" + Name +
-                         "' is defined after its body, which launches it.\n" +
-                         Prefix + " " + Name + "(" + ParamText + ");\n"
-                   : "";
     SourceLocation NameLoc = Parent->getLocation();
     bool Ok =
         check(Context.Edits.replace(
                   CharSourceRange::getCharRange(Parent->getBeginLoc(), NameLoc),
-                  Declaration + "// cuda-rewrite (aggregate): the body of '" +
-                      Name +
-                      "'; its launches are recorded,\n// and made "
-                      "together by '" +
-                      Name + "' below.\n" + kBodyPrefix),
+                  generateBodyFunctionHead(Name, Prefix, ParamText,
+                                           /*DeclareKernel=*/Self.Found)),
               Parent->getLocation()) &&
         check(Context.Edits.replace(CharSourceRange::getTokenRange(NameLoc),
                                     BodyName),
@@ -802,29 +801,30 @@ private:
     SourceLocation RParen = Parent->getFunctionTypeLoc().getRParenLoc();
     if (!check(Context.Edits.insertBefore(RParen,
                                           (Parent->getNumParams() ? ", " : "") +
-                                              join(Pending, ", ")),
+                                              join(Extra, ", ")),
                RParen))
       return false;
 
-    ParentCode Code{Decls, BodyName, ParamNames, Flushes};
-    std::string Wrapper =
-        "\n\n// cuda-rewrite (aggregate): '" + Name +
-        "' with its device-side launches aggregated:\n// each thread runs "
-        "the original body, then the launches are made together.\n" +
-        Prefix + " " + launchBounds(Parent) + Name + "(" + ParamText + ") {\n" +
-        Decls + Code.indentedBodyCall(2) + "\n" + Flushes + "}";
+    std::string Kernel = generateParentKernel(
+        Name, Prefix + " " + launchBounds(Parent) + Name, ParamText, Code);
     Parents[Parent->getCanonicalDecl()] = std::move(Code);
     if (!check(Context.Edits.insertBefore(
                    Lexer::getLocForEndOfToken(Body->getRBracLoc(), 0, SM,
                                               Ctx.getLangOpts()),
-                   Wrapper),
+                   afterClosingBrace(Kernel)),
                Body->getRBracLoc()))
       return false;
     RewrittenParents.insert(Parent->getCanonicalDecl());
     return true;
   }
 
-  static constexpr const char *kBodyPrefix = "__device__ __forceinline__ void ";
+  /// \p Definition (whole lines) as inserted right after a closing brace:
+  /// it starts on a line of its own, and leaves its last newline to the
+  /// brace's line, which has one already.
+  static std::string afterClosingBrace(StringRef Definition) {
+    assert(Definition.ends_with("\n") && "a definition of whole lines");
+    return "\n" + Definition.drop_back().str();
+  }
 
   /// `__launch_bounds__(N) ` for a rewritten parent kernel, whose aggregation
   /// code needs registers its original did not: N is the largest block its
@@ -921,9 +921,11 @@ private:
           !Reaching.count(L.Callee->getCanonicalDecl()))
         continue;
       const Expr *Stream = launchConfigArg(L.Call, 3);
+      std::vector<std::string> PrepareArgs;
+      if (Stream)
+        PrepareArgs.push_back(text(Stream->getSourceRange()));
       std::string Prepare =
-          "cuda_rewrite::prepareAggregatedLaunch(" +
-          (Stream ? text(Stream->getSourceRange()) : std::string()) + ")";
+          callText("cuda_rewrite::prepareAggregatedLaunch", PrepareArgs);
       DynTypedNodeList Parents = Ctx.getParents(*L.Call);
       bool IsStatement = !Parents.empty() &&
                          (Parents[0].get<CompoundStmt>() ||
@@ -948,6 +950,9 @@ private:
     return true;
   }
 
+  /// The blanks before \p Loc's column. A statement inserted before a
+  /// user's launch ends with them: the launch, the user's text and no
+  /// generated code, keeps its column.
   std::string indentOf(SourceLocation Loc) const {
     unsigned Column = SM.getExpansionColumnNumber(Loc);
     return std::string(Column ? Column - 1 : 0, ' ');
