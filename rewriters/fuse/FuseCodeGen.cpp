@@ -1015,7 +1015,9 @@ private:
     return Args;
   }
 
-  /// `const auto Ixx_at = [&](int x, int y) { return productXX_at(..); };`
+  /// `const auto Ixx_at = [&](bool interior, int x, int y) { return
+  /// productXX_at(interior, ..); };`: inlined stage \p I's value at a
+  /// point, for the stages that read it.
   void
   valueLambda(unsigned I,
               const std::map<const FuseBuffer *, std::string> &Views = {}) {
@@ -1042,6 +1044,7 @@ private:
            ");");
   }
 
+  /// The fused kernel: each warp computes its tile, stage after stage.
   void kernel() {
     CodeWriter::Block Kernel = W.block(
         "__global__ void __launch_bounds__(" + std::to_string(32 * T.Warps) +
