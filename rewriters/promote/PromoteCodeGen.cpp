@@ -225,8 +225,8 @@ private:
                  "); // Links since the pool's first.");
         Rank = true;
         std::string P = A.Param->getNameAsString();
-        W.line(P + " = " + P + " " + A.StepSign + " cr_rank * " + A.StepAmount +
-               ";");
+        W.line(P + " = " + P + " " + A.StepSign + " cr_rank * " +
+               stepAmountText(A, Ctx) + ";");
       }
   }
 
@@ -262,7 +262,7 @@ private:
     if (Plan.EarlyCondition) {
       CodeWriter::Block First = W.unbraced("if (threadIdx.x == 0)");
       W.line("cuda_rewrite::promoteReportLink(cr_chain, cr_link, " +
-             Plan.Condition + ");");
+             conditionText(Plan, Ctx) + ");");
     }
     W.comment("The last link of a pool launches the next pool, hoisted from "
               "where the\noriginal launched the next link.");
@@ -287,15 +287,15 @@ private:
     std::string Cond = "threadIdx.x == 0";
     if (!Extra.empty())
       Cond += " && " + Extra;
-    if (Plan.EarlyCondition && Plan.Condition != "true")
-      Cond += " && (" + Plan.Condition + ")";
+    if (Plan.EarlyCondition && !Plan.Conditions.empty())
+      Cond += " && (" + conditionText(Plan, Ctx) + ")";
     std::vector<std::string> Args{Leading};
     for (const PromoteArg &A : Plan.Args)
       Args.push_back(A.Kind == ArgKind::Uniform || A.Kind == ArgKind::Postponed
                          ? A.Param->getNameAsString()
-                         : A.Text);
+                         : argText(A, Ctx));
     CodeWriter::Block Then = W.block("if (" + Cond + ") {");
-    W.line(callText(Kernel + "<<<" + Grid + ", " + Plan.BlockText +
+    W.line(callText(Kernel + "<<<" + Grid + ", " + blockText(Plan, Ctx) +
                         ", 0, cudaStreamFireAndForget>>>",
                     Args) +
            ";");
@@ -379,7 +379,8 @@ private:
               "arguments.");
     for (const PromoteArg &A : Plan.Args)
       if (A.Kind == ArgKind::Postponed)
-        W.line("cr_next." + A.Param->getNameAsString() + " = " + A.Text + ";");
+        W.line("cr_next." + A.Param->getNameAsString() + " = " +
+               argText(A, Ctx) + ";");
     W.line("cr_launched = true;");
   }
 

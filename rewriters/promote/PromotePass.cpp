@@ -69,7 +69,7 @@ private:
   }
 
   /// "'k' runs as k_promoted (PA, pools of 128): ...".
-  static std::string summary(const PromotePlan &Plan) {
+  std::string summary(const PromotePlan &Plan) const {
     std::vector<std::string> Postponed, Stepped, Early, Shared;
     for (const PromoteArg &A : Plan.Args) {
       std::string Name = A.Param->getNameAsString();
@@ -96,7 +96,7 @@ private:
             ? ", pools of " + std::to_string(Plan.Variant.Pool) + " blocks"
             : "",
         List(Postponed), List(Stepped.empty() ? Early : Stepped),
-        Plan.Condition,
+        conditionText(Plan, Ctx),
         Plan.EarlyCondition ? "known at the start"
                             : "known only in the body (speculative launch)");
     S += Shared.empty()

@@ -319,18 +319,15 @@ private:
     std::vector<const Expr *> Conjuncts;
     splitConjuncts(If->getCond(), Conjuncts);
     bool Guarded = false;
-    std::vector<std::string> Rest;
     for (const Expr *C : Conjuncts) {
       if (!Guarded && isThreadZeroTest(C))
         Guarded = true;
       else
-        Rest.push_back(text(C->getSourceRange()));
+        Plan.Conditions.push_back(C);
     }
     if (!Guarded)
       return "the self-launch is not guarded by `threadIdx.x == 0`: one "
              "thread must launch the next link";
-    Plan.Condition = Rest.empty() ? "true" : llvm::join(Rest, " && ");
-    ConditionExprs.assign(Conjuncts.begin(), Conjuncts.end());
     return "";
   }
 
@@ -410,12 +407,13 @@ private:
     if (!Block || !Block->getType()->isIntegerType())
       return "the self-launch's block size" + At +
              " is not an integer (a one-dimensional block)";
-    Plan.BlockText = text(Block->getSourceRange());
-    std::string BlockKey = normalized(Plan.BlockText);
+    Plan.Block = Block;
+    std::string BlockText = text(Block->getSourceRange());
+    std::string BlockKey = normalized(BlockText);
     bool SameAsParent = BlockKey == "blockDim.x";
     std::optional<llvm::APSInt> BlockValue = constant(Block);
     if (!SameAsParent && !BlockValue)
-      return "the self-launch's block size '" + Plan.BlockText + "'" + At +
+      return "the self-launch's block size '" + BlockText + "'" + At +
              " is neither a constant nor blockDim.x";
     if (const Expr *Shared = launchConfigArg(Self, 2);
         Shared && !(constant(Shared) && constant(Shared)->isZero()))
@@ -448,7 +446,7 @@ private:
       if (!Same)
         return "the host launch" + HostAt + " uses block size '" +
                text(HostBlock->getSourceRange()) + "', the self-launch '" +
-               Plan.BlockText + "': every link must have the same block";
+               BlockText + "': every link must have the same block";
     }
     return "";
   }
@@ -544,14 +542,14 @@ private:
         PromoteArg A;
         A.Param = P;
         const Expr *Arg = Plan.SelfLaunch->getArg(P->getFunctionScopeIndex());
-        A.Text = text(Arg->getSourceRange());
+        A.Value = Arg;
         A.Kind = argKind(P, Arg, A);
         if (A.Kind == ArgKind::Postponed && Postponed.insert(P).second)
           Changed = true;
         Plan.Args.push_back(A);
       }
     }
-    Plan.EarlyCondition = llvm::all_of(ConditionExprs, [&](const Expr *C) {
+    Plan.EarlyCondition = llvm::all_of(Plan.Conditions, [&](const Expr *C) {
       return isThreadZeroTest(C) || isEarly(C);
     });
   }
@@ -570,11 +568,8 @@ private:
       const auto *Ref =
           dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
       if (Ref && Ref->getDecl() == P && constant(B->getRHS())) {
-        std::string C = text(B->getRHS()->getSourceRange());
-        bool Token = llvm::all_of(
-            C, [](char Ch) { return isalnum(Ch) || Ch == '_' || Ch == ':'; });
         Out.StepSign = B->getOpcode() == BO_Add ? '+' : '-';
-        Out.StepAmount = Token ? C : "(" + C + ")";
+        Out.Step = B->getRHS();
         return ArgKind::Stepped;
       }
     }
@@ -584,7 +579,7 @@ private:
   std::string checkArgs() const {
     for (const PromoteArg &A : Plan.Args) {
       if (A.Kind == ArgKind::Early && Plan.Variant.Pool)
-        return "argument '" + A.Text + "' for parameter '" +
+        return "argument '" + argText(A, Ctx) + "' for parameter '" +
                A.Param->getNameAsString() +
                "' is not the parameter plus or minus a constant, so a pool "
                "block cannot compute its link's value from its ticket "
@@ -602,7 +597,7 @@ private:
                "' is not a scalar, which the slot holds";
     }
     if (!Plan.EarlyCondition && Plan.Variant.Overlap)
-      return "the launch condition '" + Plan.Condition +
+      return "the launch condition '" + conditionText(Plan, Ctx) +
              "' depends on values computed in the body, so the next link "
              "would be launched speculatively; with `overlap` its prologue "
              "would run before it knows whether it exists";
@@ -787,13 +782,36 @@ private:
   PromotePlan Plan;
   /// The plan's pins, filled by const tests too; moved into Plan at the end.
   mutable ConfigPins Pins;
-  std::vector<const Expr *> ConditionExprs;
   llvm::SmallPtrSet<const ValueDecl *, 8> Modified;
   llvm::SmallPtrSet<const ParmVarDecl *, 8> Postponed;
   llvm::SmallPtrSet<const VarDecl *, 8> PrefixVars;
 };
 
 } // namespace
+
+std::string conditionText(const PromotePlan &Plan, const ASTContext &Ctx) {
+  if (Plan.Conditions.empty())
+    return "true";
+  std::vector<std::string> Conjuncts;
+  for (const Expr *C : Plan.Conditions)
+    Conjuncts.push_back(sourceText(Ctx, C->getSourceRange()));
+  return llvm::join(Conjuncts, " && ");
+}
+
+std::string blockText(const PromotePlan &Plan, const ASTContext &Ctx) {
+  return sourceText(Ctx, Plan.Block->getSourceRange());
+}
+
+std::string argText(const PromoteArg &Arg, const ASTContext &Ctx) {
+  return sourceText(Ctx, Arg.Value->getSourceRange());
+}
+
+std::string stepAmountText(const PromoteArg &Arg, const ASTContext &Ctx) {
+  std::string C = sourceText(Ctx, Arg.Step->getSourceRange());
+  bool Token = llvm::all_of(
+      C, [](char Ch) { return isalnum(Ch) || Ch == '_' || Ch == ':'; });
+  return Token ? C : "(" + C + ")";
+}
 
 PromotePlanResult planPromotion(const FunctionDecl &Kernel,
                                 PromoteVariant Variant,

@@ -42,11 +42,10 @@ enum class ArgKind {
 struct PromoteArg {
   const clang::ParmVarDecl *Param = nullptr;
   ArgKind Kind = ArgKind::Uniform;
-  std::string Text; ///< The launch argument as written.
-  /// Stepped: '+' or '-', and the constant as written (parenthesized
-  /// unless one token).
+  const clang::Expr *Value = nullptr; ///< The launch argument.
+  /// Stepped: '+' or '-', and the constant.
   char StepSign = '+';
-  std::string StepAmount;
+  const clang::Expr *Step = nullptr;
 };
 
 /// Where a buffer parameter puts the chain in terms of ordering.
@@ -68,12 +67,13 @@ struct PromotePlan {
   const clang::CUDAKernelCallExpr *SelfLaunch = nullptr;
   const clang::IfStmt *LaunchIf = nullptr;
   const clang::Stmt *LaunchStmt = nullptr;
-  /// The launch condition without the thread-0 test ("true" if none), and
-  /// whether it can be evaluated at the start (else the launch is
-  /// speculative and the link publishes whether it continued).
-  std::string Condition;
+  /// The conjuncts of the launch condition but the thread-0 test (none:
+  /// the chain always continues), and whether they can be evaluated at the
+  /// start (else the launch is speculative and the link publishes whether it
+  /// continued).
+  std::vector<const clang::Expr *> Conditions;
   bool EarlyCondition = true;
-  std::string BlockText; ///< The launch's block size.
+  const clang::Expr *Block = nullptr; ///< The launch's block size.
   /// The threads of every link's block where the launches fix it at compile
   /// time (the self-launch's constant, or with `blockDim.x` the host
   /// launches' largest constant): the promoted kernel's launch bound.
@@ -96,6 +96,21 @@ struct PromotePlan {
 };
 
 using PromotePlanResult = PlanOrRefusal<PromotePlan>;
+
+// The plan's expressions as the generated code and the messages print them:
+// from the source, with the user's own spelling.
+
+/// The launch condition: its conjuncts joined with " && ", or "true" where
+/// there are none, since it goes where a bool does.
+std::string conditionText(const PromotePlan &Plan,
+                          const clang::ASTContext &Ctx);
+/// The self-launch's block size.
+std::string blockText(const PromotePlan &Plan, const clang::ASTContext &Ctx);
+/// The launch argument for \p Arg's parameter.
+std::string argText(const PromoteArg &Arg, const clang::ASTContext &Ctx);
+/// A stepped argument's constant, parenthesized unless one token, so that
+/// it can follow `cr_rank * `.
+std::string stepAmountText(const PromoteArg &Arg, const clang::ASTContext &Ctx);
 
 /// Plans the promotion of \p Kernel as \p Variant; \p Launches are the
 /// file's launch sites.

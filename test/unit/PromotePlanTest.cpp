@@ -129,6 +129,7 @@ TEST(PromotePlanArgs, CompactionChainForwardsStepsAndPostpones) {
   Planned P = plan(Compact, "compact");
   ASSERT_PLANNED(P);
   const PromotePlan &Plan = *P.Result.Plan;
+  const ASTContext &Ctx = P.AST->getASTContext();
   ASSERT_EQ(Plan.Args.size(), 6u);
   // One per parameter, in order.
   const char *Names[] = {"in", "out", "count", "n", "chunk", "offset"};
@@ -137,16 +138,16 @@ TEST(PromotePlanArgs, CompactionChainForwardsStepsAndPostpones) {
 
   for (const char *Forwarded : {"in", "out", "count", "n"}) {
     EXPECT_EQ(arg(Plan, Forwarded)->Kind, ArgKind::Uniform) << Forwarded;
-    EXPECT_EQ(arg(Plan, Forwarded)->Text, Forwarded);
+    EXPECT_EQ(argText(*arg(Plan, Forwarded), Ctx), Forwarded);
   }
   const PromoteArg *Chunk = arg(Plan, "chunk");
   EXPECT_EQ(Chunk->Kind, ArgKind::Stepped);
-  EXPECT_EQ(Chunk->Text, "chunk + 1");
+  EXPECT_EQ(argText(*Chunk, Ctx), "chunk + 1");
   EXPECT_EQ(Chunk->StepSign, '+');
-  EXPECT_EQ(Chunk->StepAmount, "1");
+  EXPECT_EQ(stepAmountText(*Chunk, Ctx), "1");
   const PromoteArg *Offset = arg(Plan, "offset");
   EXPECT_EQ(Offset->Kind, ArgKind::Postponed);
-  EXPECT_EQ(Offset->Text, "next");
+  EXPECT_EQ(argText(*Offset, Ctx), "next");
   EXPECT_TRUE(Plan.hasPostponed());
 }
 
@@ -160,7 +161,7 @@ TEST(PromotePlanArgs, CompactionChainLaunchPieces) {
   ASSERT_NE(Plan.LaunchIf, nullptr);
   // The `if` is statement 9 of the body: after `next`.
   EXPECT_EQ(Plan.Body->body_begin()[9], Plan.LaunchIf);
-  EXPECT_EQ(Plan.BlockText, "kBlock");
+  EXPECT_EQ(blockText(Plan, P.AST->getASTContext()), "kBlock");
   // The leading declarations the launch needs, `kept` and `begin`, are the
   // prefix (docs/promote.md); `i` reads threadIdx.x through its getter
   // call, which the prefix conservatively stops at.
@@ -185,17 +186,18 @@ void host(int *out) { k<<<1, 32>>>(out, 10, 0, 0); }
                    "k");
   ASSERT_PLANNED(P);
   const PromotePlan &Plan = *P.Result.Plan;
+  const ASTContext &Ctx = P.AST->getASTContext();
   const PromoteArg *A = arg(Plan, "a");
   EXPECT_EQ(A->Kind, ArgKind::Stepped);
   EXPECT_EQ(A->StepSign, '-');
-  EXPECT_EQ(A->StepAmount, "1");
+  EXPECT_EQ(stepAmountText(*A, Ctx), "1");
   const PromoteArg *B = arg(Plan, "b");
   EXPECT_EQ(B->Kind, ArgKind::Stepped);
   EXPECT_EQ(B->StepSign, '+');
-  EXPECT_EQ(B->StepAmount, "(2 * 4)");
+  EXPECT_EQ(stepAmountText(*B, Ctx), "(2 * 4)");
   const PromoteArg *C = arg(Plan, "c");
   EXPECT_EQ(C->Kind, ArgKind::Stepped);
-  EXPECT_EQ(C->StepAmount, "kStep");
+  EXPECT_EQ(stepAmountText(*C, Ctx), "kStep");
   EXPECT_FALSE(Plan.hasPostponed());
 }
 
@@ -249,7 +251,8 @@ void host(int *out) { k<<<1, 32>>>(out, 0, 0, 0); }
 TEST(PromotePlanCondition, KnownAtTheStartFromPrefixAndParameters) {
   Planned P = plan(Compact, "compact");
   ASSERT_PLANNED(P);
-  EXPECT_EQ(P.Result.Plan->Condition, "n - begin > kBlock");
+  EXPECT_EQ(conditionText(*P.Result.Plan, P.AST->getASTContext()),
+            "n - begin > kBlock");
   EXPECT_TRUE(P.Result.Plan->EarlyCondition);
 }
 
@@ -268,7 +271,7 @@ void host(int *data) { smooth<<<1, 128>>>(data, 0, 0); }
                    "smooth");
   ASSERT_PLANNED(P);
   const PromotePlan &Plan = *P.Result.Plan;
-  EXPECT_EQ(Plan.Condition, "more");
+  EXPECT_EQ(conditionText(Plan, P.AST->getASTContext()), "more");
   EXPECT_FALSE(Plan.EarlyCondition);
   EXPECT_EQ(arg(Plan, "carry")->Kind, ArgKind::Postponed);
   EXPECT_EQ(arg(Plan, "chunk")->Kind, ArgKind::Stepped);
@@ -285,7 +288,7 @@ void host(int *out) { k<<<1, 32>>>(out, 0); }
 )cu",
                    "k");
   ASSERT_PLANNED(P);
-  EXPECT_EQ(P.Result.Plan->Condition, "true");
+  EXPECT_EQ(conditionText(*P.Result.Plan, P.AST->getASTContext()), "true");
   EXPECT_TRUE(P.Result.Plan->EarlyCondition);
 }
 
@@ -506,7 +509,7 @@ void host(int *out) {
 )cu",
                    "same");
   ASSERT_PLANNED(P);
-  EXPECT_EQ(P.Result.Plan->BlockText, "blockDim.x");
+  EXPECT_EQ(blockText(*P.Result.Plan, P.AST->getASTContext()), "blockDim.x");
   EXPECT_EQ(P.Result.Plan->HostLaunches.size(), 2u);
 }
 
