@@ -63,23 +63,6 @@ std::string declareParam(const ParmVarDecl &P) {
   return Text;
 }
 
-void reserveIdentifiersOfSource(NameAllocator &Names, StringRef Source,
-                                const LangOptions &LangOpts) {
-  // The lexer reads up to a null character, which a slice of the file's
-  // buffer does not end with.
-  std::string Text = Source.str();
-  Lexer Raw(SourceLocation(), LangOpts, Text.data(), Text.data(),
-            Text.data() + Text.size());
-  Token Tok;
-  while (true) {
-    bool AtEnd = Raw.LexFromRawLexer(Tok);
-    if (Tok.is(tok::raw_identifier))
-      Names.reserve(Tok.getRawIdentifier());
-    if (AtEnd || Tok.is(tok::eof))
-      return;
-  }
-}
-
 static std::vector<std::string>
 declarations(const std::vector<const ParmVarDecl *> &Params) {
   std::vector<std::string> Decls;
@@ -147,8 +130,8 @@ public:
     if (AsParent)
       AsParent->reserveNames(Names);
     else
-      reserveIdentifiersOfSource(Names, bodyAfterBrace(*A.Child),
-                                 A.Child->getASTContext().getLangOpts());
+      Names.reserveIdentifiersOfSource(bodyAfterBrace(*A.Child),
+                                       A.Child->getASTContext().getLangOpts());
   }
 
   std::string declaration() {

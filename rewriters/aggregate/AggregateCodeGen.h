@@ -124,13 +124,6 @@ std::string generateParentKernel(llvm::StringRef Name, llvm::StringRef Head,
 /// `T name` for a parameter, as it is declared.
 std::string declareParam(const clang::ParmVarDecl &P);
 
-/// Reserves in \p Names every identifier of \p Source, the user's code, as
-/// the lexer sees it. Unlike NameAllocator::reserveIdentifiersIn, comments
-/// and literals name nothing: a comment that mentions a generated name (a
-/// test's CHECK line, say) leaves it as it is.
-void reserveIdentifiersOfSource(NameAllocator &Names, llvm::StringRef Source,
-                                const clang::LangOptions &LangOpts);
-
 } // namespace cuda_rewrite
 
 #endif

@@ -743,9 +743,9 @@ private:
     // of the new kernel, beside the parent's parameters and what its body
     // names.
     NameAllocator Names;
-    reserveIdentifiersOfSource(Names, ParamText, Ctx.getLangOpts());
-    reserveIdentifiersOfSource(Names, text(Body->getSourceRange()),
-                               Ctx.getLangOpts());
+    Names.reserveIdentifiersOfSource(ParamText, Ctx.getLangOpts());
+    Names.reserveIdentifiersOfSource(text(Body->getSourceRange()),
+                                     Ctx.getLangOpts());
     for (size_t I = 0; I < ParentSites.size(); ++I) {
       const Site &S = *ParentSites[I];
       AggregatedChild A = aggregatedChild(S);

@@ -1,6 +1,7 @@
 //===- CodeWriter.cpp - Generated code, a line at a time ------------------===//
 
 #include "rewriters/common/CodeWriter.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include <cassert>
@@ -24,6 +25,23 @@ void NameAllocator::reserveIdentifiersIn(llvm::StringRef Text) {
       ++End;
     reserve(Text.slice(I, End));
     I = End;
+  }
+}
+
+void NameAllocator::reserveIdentifiersOfSource(
+    llvm::StringRef Source, const clang::LangOptions &LangOpts) {
+  // The lexer reads up to a null character, which a slice of the file's
+  // buffer does not end with.
+  std::string Text = Source.str();
+  clang::Lexer Raw(clang::SourceLocation(), LangOpts, Text.data(), Text.data(),
+                   Text.data() + Text.size());
+  clang::Token Tok;
+  while (true) {
+    bool AtEnd = Raw.LexFromRawLexer(Tok);
+    if (Tok.is(clang::tok::raw_identifier))
+      reserve(Tok.getRawIdentifier());
+    if (AtEnd || Tok.is(clang::tok::eof))
+      return;
   }
 }
 

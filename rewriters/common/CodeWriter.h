@@ -40,6 +40,10 @@
 #include "llvm/ADT/Twine.h"
 #include <string>
 
+namespace clang {
+class LangOptions;
+} // namespace clang
+
 namespace cuda_rewrite {
 
 /// Names for generated locals that do not shadow or capture the user's: the
@@ -57,6 +61,13 @@ public:
   /// number (the `f` of `1.0f`) is reserved too, which costs at most an
   /// underscore. Where a plan holds the names themselves, reserve() them.
   void reserveIdentifiersIn(llvm::StringRef Text);
+
+  /// Reserves every identifier of \p Source, the user's code, as clang's
+  /// lexer sees it. Unlike reserveIdentifiersIn, comments and literals name
+  /// nothing: a comment that mentions a generated name (a test's CHECK line,
+  /// say) leaves it as it is.
+  void reserveIdentifiersOfSource(llvm::StringRef Source,
+                                  const clang::LangOptions &LangOpts);
 
   /// The name to use for \p Wanted: \p Wanted itself when free, else
   /// \p Wanted followed by the fewest underscores that make it free. The

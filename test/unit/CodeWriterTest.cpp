@@ -1,4 +1,5 @@
 #include "rewriters/common/CodeWriter.h"
+#include "clang/Basic/LangOptions.h"
 #include "gtest/gtest.h"
 #include <optional>
 
@@ -173,6 +174,26 @@ TEST(NameAllocatorTest, IdentifiersAreScannedFromText) {
   EXPECT_EQ(Names.name("ilter"), "ilter");
   // The suffix of a number is reserved, at worst an underscore too many.
   EXPECT_EQ(Names.name("f"), "f_");
+}
+
+TEST(NameAllocatorTest, SourceIsReadAsTheLexerReadsIt) {
+  NameAllocator Names;
+  clang::LangOptions Lang;
+  Lang.CPlusPlus = true;
+  Names.reserveIdentifiersOfSource(
+      "int sum = row[i]; // CHECK: cr_pending_0\n"
+      "const char *s = \"cr_self\"; /* cr_grid */ float g = 1.0f;",
+      Lang);
+  EXPECT_EQ(Names.name("sum"), "sum_");
+  EXPECT_EQ(Names.name("row"), "row_");
+  EXPECT_EQ(Names.name("i"), "i_");
+  // Words in comments and string literals are not the user's names, nor is
+  // the suffix of a number.
+  EXPECT_EQ(Names.name("cr_pending_0"), "cr_pending_0");
+  EXPECT_EQ(Names.name("cr_self"), "cr_self");
+  EXPECT_EQ(Names.name("cr_grid"), "cr_grid");
+  EXPECT_EQ(Names.name("f"), "f");
+  EXPECT_EQ(Names.name("g"), "g_");
 }
 
 } // namespace
