@@ -161,19 +161,25 @@ TEST(NameAllocatorTest, GivenNamesAreTaken) {
   EXPECT_EQ(Names.name("x"), "x_");
 }
 
+/// Checks that each of \p Taken was reserved (it is given with one
+/// underscore) and each of \p Free was not (it is given as it is).
+void expectReserved(NameAllocator &Names,
+                    std::initializer_list<const char *> Taken,
+                    std::initializer_list<const char *> Free) {
+  for (const char *Name : Taken)
+    EXPECT_EQ(Names.name(Name), std::string(Name) + "_") << Name;
+  for (const char *Name : Free)
+    EXPECT_EQ(Names.name(Name), Name) << Name;
+}
+
 TEST(NameAllocatorTest, IdentifiersAreScannedFromText) {
   NameAllocator Names;
   Names.reserveIdentifiersIn("w[2 * k + _row] + filter[k1] * 1.0f");
-  EXPECT_EQ(Names.name("w"), "w_");
-  EXPECT_EQ(Names.name("k"), "k_");
-  EXPECT_EQ(Names.name("_row"), "_row_");
-  EXPECT_EQ(Names.name("k1"), "k1_");
-  EXPECT_EQ(Names.name("filter"), "filter_");
-  // Parts of words are not: 'row' and 'ilter' only occur inside others.
-  EXPECT_EQ(Names.name("row"), "row");
-  EXPECT_EQ(Names.name("ilter"), "ilter");
-  // The suffix of a number is reserved, at worst an underscore too many.
-  EXPECT_EQ(Names.name("f"), "f_");
+  // The suffix of a number is reserved too ("f"), at worst an underscore
+  // too many; parts of words are not: 'row' and 'ilter' only occur inside
+  // others.
+  expectReserved(Names, {"w", "k", "_row", "k1", "filter", "f"},
+                 {"row", "ilter"});
 }
 
 TEST(NameAllocatorTest, SourceIsReadAsTheLexerReadsIt) {
@@ -184,16 +190,10 @@ TEST(NameAllocatorTest, SourceIsReadAsTheLexerReadsIt) {
       "int sum = row[i]; // CHECK: cr_pending_0\n"
       "const char *s = \"cr_self\"; /* cr_grid */ float g = 1.0f;",
       Lang);
-  EXPECT_EQ(Names.name("sum"), "sum_");
-  EXPECT_EQ(Names.name("row"), "row_");
-  EXPECT_EQ(Names.name("i"), "i_");
   // Words in comments and string literals are not the user's names, nor is
   // the suffix of a number.
-  EXPECT_EQ(Names.name("cr_pending_0"), "cr_pending_0");
-  EXPECT_EQ(Names.name("cr_self"), "cr_self");
-  EXPECT_EQ(Names.name("cr_grid"), "cr_grid");
-  EXPECT_EQ(Names.name("f"), "f");
-  EXPECT_EQ(Names.name("g"), "g_");
+  expectReserved(Names, {"sum", "row", "i", "g"},
+                 {"cr_pending_0", "cr_self", "cr_grid", "f"});
 }
 
 } // namespace
