@@ -49,11 +49,16 @@ std::string NameAllocator::name(llvm::StringRef Wanted) {
   auto Known = Given.find(Wanted);
   if (Known != Given.end())
     return Known->second;
+  std::string Name = fresh(Wanted);
+  Given[Wanted] = Name;
+  return Name;
+}
+
+std::string NameAllocator::fresh(llvm::StringRef Wanted) {
   std::string Name = Wanted.str();
   while (Taken.contains(Name))
     Name += "_";
   Taken.insert(Name);
-  Given[Wanted] = Name;
   return Name;
 }
 

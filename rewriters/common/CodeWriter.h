@@ -76,6 +76,12 @@ public:
   /// names the same variable.
   std::string name(llvm::StringRef Wanted);
 
+  /// A name no one has: \p Wanted followed by the fewest underscores that
+  /// make it free, taken, but not remembered as \p Wanted's answer: each
+  /// call gives another name (one per host argument that would be spelled
+  /// the same).
+  std::string fresh(llvm::StringRef Wanted);
+
 private:
   llvm::StringSet<> Taken;
   llvm::StringMap<std::string> Given;

@@ -5,7 +5,6 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
-#include <set>
 
 using namespace clang;
 
@@ -55,8 +54,9 @@ void launchChecks(CodeWriter &W, const FuseGroup &G, const HostParams &Params) {
                       " >= " + boundText(C.Bound, C.Axis, Params));
   for (unsigned K = 1; K < G.Grids.size(); ++K)
     Extents.push_back("grid" + std::to_string(K) + ".z == grid.z");
-  for (const std::string &R : G.RelationChecks)
-    Relations.push_back(Params.hostTerms(R));
+  for (const RelationCheck &R : G.RelationChecks)
+    Relations.push_back(
+        R.print([&](const std::string &Text) { return Params.of(Text).Name; }));
   failUnless(
       W, Extents,
       "The stages' guards lie inside their launches (the fused kernel's\n"
@@ -143,14 +143,16 @@ void fusedGrid(CodeWriter &W, const FuseGroup &G) {
 HostParams::HostParams(const FuseGroup &G, ASTContext &Ctx) {
   // The names the kernel and the launcher declare themselves: a host
   // argument `c` must not become a parameter the row loops' `c` hides.
-  std::set<std::string> Taken = {
-      "grid",   "block",  "stream",  "extentX", "extentY",   "extentZ",
-      "kernel", "launch", "tilesX",  "tilesY",  "fusedGrid", "kTileW",
-      "kTileH", "kWarps", "kChunks", "warp",    "lane",      "x0",
-      "y0",     "x",      "y",       "z",       "i",         "j",
-      "r",      "c",      "sx",      "sy",      "own",       "interior"};
+  NameAllocator Names;
+  for (const char *Generated :
+       {"grid",   "block",  "stream",  "extentX", "extentY",   "extentZ",
+        "kernel", "launch", "tilesX",  "tilesY",  "fusedGrid", "kTileW",
+        "kTileH", "kWarps", "kChunks", "warp",    "lane",      "x0",
+        "y0",     "x",      "y",       "z",       "i",         "j",
+        "r",      "c",      "sx",      "sy",      "own",       "interior"})
+    Names.reserve(Generated);
   for (unsigned K = 1; K < G.Grids.size(); ++K)
-    Taken.insert("grid" + std::to_string(K));
+    Names.reserve("grid" + std::to_string(K));
   for (const FuseStage &S : G.Stages)
     for (unsigned P = 0; P != S.ArgText.size(); ++P) {
       if (Index.count(S.ArgText[P]))
@@ -162,16 +164,16 @@ HostParams::HostParams(const FuseGroup &G, ASTContext &Ctx) {
       HostParam H;
       H.Text = S.ArgText[P];
       H.Type = Ty.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+      // The argument's text as a name where it reads as one (`img.width`:
+      // img_width), else argN.
       std::string Id;
       for (char C : H.Text)
         Id += isalnum((unsigned char)C) || C == '_' ? C : '_';
       while (Id.find("__") != std::string::npos)
         Id.replace(Id.find("__"), 2, "_");
-      if (Id.empty() || isdigit((unsigned char)Id[0]) || Id.back() == '_' ||
-          Taken.count(Id))
+      if (Id.empty() || isdigit((unsigned char)Id[0]) || Id.back() == '_')
         Id = "arg" + std::to_string(Params.size());
-      Taken.insert(Id);
-      H.Name = Id;
+      H.Name = Names.fresh(Id);
       Index[H.Text] = Params.size();
       Params.push_back(H);
     }
@@ -209,17 +211,6 @@ std::string HostParams::launchArgs(const FuseGroup &G, ASTContext &Ctx) const {
   for (const HostParam &P : Params)
     Args.push_back(P.Text);
   return llvm::join(Args, ", ");
-}
-
-std::string HostParams::hostTerms(std::string Text) const {
-  auto ReplaceAll = [&](const std::string &From, const std::string &To) {
-    for (size_t At = Text.find(From); At != std::string::npos;
-         At = Text.find(From, At + To.size()))
-      Text.replace(At, From.size(), To);
-  };
-  for (const HostParam &P : Params)
-    ReplaceAll("(" + P.Text + ")", P.Name);
-  return Text;
 }
 
 /// Whether the fused grid puts the channels (z) first: where the stages

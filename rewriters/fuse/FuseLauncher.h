@@ -43,9 +43,6 @@ public:
   /// The launcher's arguments at the call that replaces the launches: the
   /// first launch's configuration, then every host argument's text.
   std::string launchArgs(const FuseGroup &G, clang::ASTContext &Ctx) const;
-  /// \p Text, host C++ with each host argument's text in parentheses (a
-  /// FuseGroup's relation check), over the launcher's parameter names.
-  std::string hostTerms(std::string Text) const;
 
 private:
   std::vector<HostParam> Params;

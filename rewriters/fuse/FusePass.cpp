@@ -2,6 +2,7 @@
 
 #include "rewriters/fuse/FusePass.h"
 #include "analysis/StageGraph.h"
+#include "rewriters/common/CodeWriter.h"
 #include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/SourceLines.h"
 #include "rewriters/fuse/FuseClauses.h"
@@ -31,7 +32,11 @@ constexpr unsigned kSharedPerWarp = 14 * 1024;
 class FuseRewriter {
 public:
   explicit FuseRewriter(PassContext &Context)
-      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()) {}
+      : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()) {
+    // The fused namespaces go into the main file beside the user's names.
+    Names.reserveIdentifiersOfSource(SM.getBufferData(SM.getMainFileID()),
+                                     Ctx.getLangOpts());
+  }
 
   bool rewrite(const Candidate &C) {
     const auto *Block = dyn_cast_or_null<CompoundStmt>(C.Statement);
@@ -217,11 +222,12 @@ private:
     T.RegisterChunks = Split.registerChunks();
     T.RegisterRows = Split.registerRows();
     SourceLocation First = G.Stages.front().Launch->getBeginLoc();
-    std::string Name = "fused_" + G.Stages.front().Kernel->getNameAsString() +
-                       "_to_" + G.Stages.back().Kernel->getNameAsString();
-    if (!Names.insert(Name).second)
-      Name += "_" + std::to_string(SM.getPresumedLineNumber(First));
-    Names.insert(Name);
+    std::string Wanted = "fused_" + G.Stages.front().Kernel->getNameAsString() +
+                         "_to_" + G.Stages.back().Kernel->getNameAsString();
+    // Groups of the same first and last kernels differ by their line.
+    if (!GroupNames.insert(Wanted).second)
+      Wanted += "_" + std::to_string(SM.getPresumedLineNumber(First));
+    std::string Name = Names.fresh(Wanted);
     FuseCode Code = generateFusedGroup(G, T, Name, Where, Ctx);
     if (Code.Refused)
       return refuse(C, Code.Refused->Reason);
@@ -416,7 +422,8 @@ private:
   PassContext &Context;
   ASTContext &Ctx;
   const SourceManager &SM;
-  std::set<std::string> Names;
+  NameAllocator Names;
+  std::set<std::string> GroupNames; ///< fused_<first>_to_<last>, as wanted.
   std::string ModelWhy; ///< Why the last group had no feasible candidate.
 };
 

@@ -622,58 +622,60 @@ private:
     return configText(S, 1, Ctx) + ";" + configText(S, 3, Ctx);
   }
 
-  /// The host texts of a stride's names, sorted; nullopt if one is neither
-  /// a parameter nor a local constant computed from parameters (camera's
-  /// `const int W2 = W / 2;`), whose text is then its value over the host
-  /// arguments and \p Derived is set.
-  static std::optional<std::vector<std::string>>
+  /// A stride's names as host arguments, sorted by their text; nullopt if
+  /// one is neither a parameter nor a local constant computed from
+  /// parameters (camera's `const int W2 = W / 2;`), which is then its value
+  /// over the host arguments and \p Derived is set.
+  static std::optional<std::vector<HostExpr>>
   hostStride(const FuseStage &S, const std::vector<const ValueDecl *> &Names,
              bool *Derived = nullptr) {
-    std::vector<std::string> Texts;
+    std::vector<HostExpr> Factors;
     for (const ValueDecl *N : Names) {
       if (const auto *P = dyn_cast_or_null<ParmVarDecl>(N)) {
         if (P->getFunctionScopeIndex() >= S.ArgText.size())
           return std::nullopt;
-        Texts.push_back(S.ArgText[P->getFunctionScopeIndex()]);
+        Factors.push_back(
+            HostExpr::argument(S.ArgText[P->getFunctionScopeIndex()]));
         continue;
       }
-      std::optional<std::string> Value = localValue(S, N, 0);
+      std::optional<HostExpr> Value = localValue(S, N, 0);
       if (!Value || !Derived)
         return std::nullopt;
       *Derived = true;
-      Texts.push_back(*Value);
+      Factors.push_back(*Value);
     }
-    llvm::sort(Texts);
-    return Texts;
+    llvm::sort(Factors, [](const HostExpr &A, const HostExpr &B) {
+      return A.describe() < B.describe();
+    });
+    return Factors;
   }
 
   /// A local `const` integer of \p S initialized from parameters, integer
-  /// constants and other such locals with + - * / % and shifts, as C++ over
-  /// the host arguments ("(W) / 2"); nullopt otherwise.
-  static std::optional<std::string>
+  /// constants and other such locals with + - * / % and shifts, over the
+  /// host arguments (`(W / 2)`); nullopt otherwise.
+  static std::optional<HostExpr>
   localValue(const FuseStage &S, const ValueDecl *N, unsigned Depth) {
     const auto *V = dyn_cast_or_null<VarDecl>(N);
     if (!V || Depth > 4 || !V->isLocalVarDecl() ||
         !V->getType().isConstQualified() || !V->getType()->isIntegerType() ||
         !V->getInit())
       return std::nullopt;
-    return valueText(S, V->getInit(), Depth + 1);
+    return hostValue(S, V->getInit(), Depth + 1);
   }
 
-  static std::optional<std::string> valueText(const FuseStage &S, const Expr *E,
-                                              unsigned Depth) {
+  static std::optional<HostExpr> hostValue(const FuseStage &S, const Expr *E,
+                                           unsigned Depth) {
     E = E->IgnoreParenImpCasts();
     // A literal from a macro would be the macro's value in this build only.
     if (const auto *L = dyn_cast<IntegerLiteral>(E);
         L && !L->getBeginLoc().isMacroID())
-      return std::to_string(L->getValue().getSExtValue());
+      return HostExpr::constant(L->getValue().getSExtValue());
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
       if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
         if (P->getFunctionScopeIndex() >= S.ArgText.size() ||
             !P->getType()->isIntegerType())
           return std::nullopt;
-        const std::string &Arg = S.ArgText[P->getFunctionScopeIndex()];
-        return isValidAsciiIdentifier(Arg) ? Arg : "(" + Arg + ")";
+        return HostExpr::argument(S.ArgText[P->getFunctionScopeIndex()]);
       }
       return localValue(S, Ref->getDecl(), Depth);
     }
@@ -690,23 +692,23 @@ private:
       default:
         return std::nullopt;
       }
-      std::optional<std::string> L = valueText(S, BO->getLHS(), Depth),
-                                 R = valueText(S, BO->getRHS(), Depth);
+      std::optional<HostExpr> L = hostValue(S, BO->getLHS(), Depth),
+                              R = hostValue(S, BO->getRHS(), Depth);
       if (!L || !R)
         return std::nullopt;
-      return "(" + *L + " " + BO->getOpcodeStr().str() + " " + *R + ")";
+      return HostExpr::parens(HostExpr::binary(*L, BO->getOpcodeStr(), *R));
     }
     return std::nullopt;
   }
 
-  /// `a`, `(a) * (b)`: a stride's product as C++.
-  static std::string strideProduct(const std::vector<std::string> &Texts) {
-    if (Texts.size() == 1)
-      return Texts.front();
-    std::vector<std::string> Factors;
-    for (const std::string &T : Texts)
-      Factors.push_back("(" + T + ")");
-    return llvm::join(Factors, " * ");
+  /// `a`, `a * b`, `(W / 2) * H`: a stride's product.
+  static HostExpr strideProduct(const std::vector<HostExpr> &Factors) {
+    if (Factors.size() == 1)
+      return Factors.front();
+    HostExpr Product = HostExpr::parens(Factors.front());
+    for (const HostExpr &F : llvm::drop_begin(Factors))
+      Product = HostExpr::binary(Product, "*", HostExpr::parens(F));
+    return Product;
   }
 
   /// The parameters of \p S the host argument \p Arg is passed to.
@@ -731,8 +733,8 @@ private:
   /// Whether \p Consumer's reads of \p Buffer can come from \p Producer's
   /// on-chip tile; widens the producer's region by them.
   bool onChipReads(FuseStage &Producer, const FuseStage &Consumer,
-                   const ValueDecl *Buffer, std::vector<std::string> &Relations,
-                   std::string &Why) {
+                   const ValueDecl *Buffer,
+                   std::vector<RelationCheck> &Relations, std::string &Why) {
     std::string Name = Buffer->getNameAsString();
     std::vector<const ParmVarDecl *> Out = paramsFor(Producer, Buffer);
     const StageRead *Store = nullptr;
@@ -753,20 +755,20 @@ private:
     // Distinct points of the producer are distinct elements: its rows are
     // no longer than the row stride (and it has no more rows than a plane
     // holds).
-    if (!anyBound(Producer.Domain[0].Upper, {StoreRow->front(), 0},
+    if (!anyBound(Producer.Domain[0].Upper, {StoreRow->front().Argument, 0},
                   [](int64_t C) { return C <= 0; })) {
       Why = "'" + Name + "' is not provably written only within its rows";
       return false;
     }
     if (!StorePlane->empty()) {
-      std::vector<std::string> Rows = *StorePlane;
+      std::vector<HostExpr> Rows = *StorePlane;
       auto It = llvm::find(Rows, StoreRow->front());
       if (Rows.size() != 2 || It == Rows.end()) {
         Why = "the plane stride of '" + Name + "' is not rows times columns";
         return false;
       }
       Rows.erase(It);
-      if (!anyBound(Producer.Domain[1].Upper, {Rows.front(), 0},
+      if (!anyBound(Producer.Domain[1].Upper, {Rows.front().Argument, 0},
                     [](int64_t C) { return C <= 0; })) {
         Why = "'" + Name + "' is not provably written only within its planes";
         return false;
@@ -792,11 +794,11 @@ private:
         return false;
       }
       if (!Same) {
-        Relations.push_back(strideProduct(*Row) +
-                            " == " + strideProduct(*StoreRow));
+        Relations.push_back(
+            {strideProduct(*Row), "==", strideProduct(*StoreRow)});
         if (!Plane->empty())
-          Relations.push_back(strideProduct(*Plane) +
-                              " == " + strideProduct(*StorePlane));
+          Relations.push_back(
+              {strideProduct(*Plane), "==", strideProduct(*StorePlane)});
       }
       for (unsigned D = 0; D != R.Coordinates.size(); ++D) {
         const CoordinateRead &C = R.Coordinates[D];
@@ -874,13 +876,13 @@ private:
                        const AxisDomain &Producer,
                        const std::optional<HostBound> &ClampLo,
                        const std::optional<HostBound> &ClampHi,
-                       std::vector<std::string> &Relations) {
+                       std::vector<RelationCheck> &Relations) {
     AxisDomain Lower = Producer;
     Lower.Upper.clear();
     if (!readInDomain(KLo, KHi, Consumer, Lower, ClampLo, ClampHi))
       return false;
     const HostBound *Last = guardBound(Consumer);
-    std::vector<std::string> Needed;
+    std::vector<RelationCheck> Needed;
     for (const HostBound &P : Producer.Upper) {
       AxisDomain One;
       One.Upper = {P};
@@ -890,7 +892,7 @@ private:
       // constant or the launch's extent is no argument to relate.
       if (!Last || Last->Arg.empty() || P.Arg.empty() || Last->Arg == P.Arg)
         return false;
-      Needed.push_back(hostText(*Last, KHi - 1) + " < " + hostText(P, 0));
+      Needed.push_back({hostValue(*Last, KHi - 1), "<", hostValue(P, 0)});
     }
     Relations.insert(Relations.end(), Needed.begin(), Needed.end());
     return true;
@@ -934,7 +936,7 @@ private:
   /// 2 * (ceil(W / 2) - 1) <= W - 1: no compile-time bound says so).
   bool scaledRead(FuseStage &Producer, const FuseStage &Consumer,
                   const StageRead &R, unsigned D,
-                  std::vector<std::string> &Relations, std::string &Why) {
+                  std::vector<RelationCheck> &Relations, std::string &Why) {
     const CoordinateRead &C = R.Coordinates[D];
     std::string Name = R.Buffer->getNameAsString();
     const int64_t A = C.Scale, B = C.Add, Dv = C.Divisor, K = C.Offset;
@@ -949,9 +951,9 @@ private:
       return false;
     }
     // v and the base point at the consumer's last point, in host terms.
-    std::string LastPoint = hostText(*Last, -1);
-    std::string Base = scaledText(A, "(" + LastPoint + ")", 0, Dv, 0);
-    std::string Value = scaledText(A, "(" + LastPoint + ")", B, Dv, K);
+    HostExpr LastPoint = HostExpr::parens(hostValue(*Last, -1));
+    HostExpr Base = scaled(A, LastPoint, 0, Dv, 0);
+    HostExpr Value = scaled(A, LastPoint, B, Dv, K);
     const AxisDomain &P = Producer.Domain[D];
     if (C.Clamped) {
       std::optional<HostBound> ClampLo = host(Consumer, C.LoValue),
@@ -967,7 +969,7 @@ private:
               "producer writes";
         return false;
       }
-      Relations.push_back(Base + " <= " + hostText(*ClampHi, 0));
+      Relations.push_back({Base, "<=", hostValue(*ClampHi, 0)});
       Lo = std::min(Lo, floorDiv(A * CLo, Dv));
       Hi = std::max(Hi, floorDiv(A * (CHi - 1), Dv) + 1);
     } else {
@@ -987,37 +989,32 @@ private:
                 AxisName[D] + " but its producer has no guard along it";
           return false;
         }
-        Relations.push_back(Value + " < " + hostText(U, 0));
+        Relations.push_back({Value, "<", hostValue(U, 0)});
       }
     }
     widen(Producer, D, Lo, Hi);
     return true;
   }
 
-  /// `(Arg) + k`, or the constant.
-  static std::string hostText(const HostBound &B, int64_t Extra) {
-    assert(!B.LaunchExtent && "the launch's extent has no host text");
+  /// The bound \p B plus \p Extra: `Arg + k`, or the constant.
+  static HostExpr hostValue(const HostBound &B, int64_t Extra) {
+    assert(!B.LaunchExtent && "the launch's extent is no host value");
     int64_t K = B.Constant + Extra;
     if (B.Arg.empty())
-      return std::to_string(K);
-    return K == 0  ? "(" + B.Arg + ")"
-           : K > 0 ? "(" + B.Arg + ") + " + std::to_string(K)
-                   : "(" + B.Arg + ") - " + std::to_string(-K);
+      return HostExpr::constant(K);
+    return HostExpr::plus(HostExpr::argument(B.Arg), K);
   }
 
   /// `(A * V + B) / Dv + K`, without the parts that are 1 or 0.
-  static std::string scaledText(int64_t A, const std::string &V, int64_t B,
-                                int64_t Dv, int64_t K) {
+  static HostExpr scaled(int64_t A, const HostExpr &V, int64_t B, int64_t Dv,
+                         int64_t K) {
     // V is a name or parenthesized; A * V / Dv divides the product.
-    std::string Text = A == 1 ? V : std::to_string(A) + " * " + V;
+    HostExpr E = A == 1 ? V : HostExpr::binary(HostExpr::constant(A), "*", V);
     if (B != 0)
-      Text = "(" + Text + (B > 0 ? " + " : " - ") +
-             std::to_string(B > 0 ? B : -B) + ")";
+      E = HostExpr::parens(HostExpr::plus(E, B));
     if (Dv != 1)
-      Text += " / " + std::to_string(Dv);
-    if (K != 0)
-      Text += (K > 0 ? " + " : " - ") + std::to_string(K > 0 ? K : -K);
-    return Text;
+      E = HostExpr::binary(E, "/", HostExpr::constant(Dv));
+    return HostExpr::plus(E, K);
   }
 
   /// Stages \p Stages as one group, or why they cannot be.
@@ -1103,7 +1100,7 @@ private:
       S.Scale[0] = S.Scale[1] = AxisScale();
       S.Needed = S.NeedsOwn = S.Inlined = false;
     }
-    std::vector<std::string> Relations;
+    std::vector<RelationCheck> Relations;
     for (unsigned I = Stages.size(); I-- != 0;) {
       FuseStage &S = Stages[I];
       bool Global = false, First = true;
@@ -1192,7 +1189,9 @@ private:
                                           ? *guardBound(S.Domain[D])
                                           : S.Domain[D].Upper.front()});
     }
-    llvm::sort(Relations);
+    llvm::sort(Relations, [](const RelationCheck &A, const RelationCheck &B) {
+      return A.describe() < B.describe();
+    });
     Relations.erase(llvm::unique(Relations), Relations.end());
     G.RelationChecks = std::move(Relations);
     std::set<std::string> Global, Other;

@@ -36,6 +36,7 @@
 #include "analysis/Refusal.h"
 #include "analysis/StageAccess.h"
 #include "analysis/StageGraph.h"
+#include "rewriters/fuse/HostExpr.h"
 #include <functional>
 #include <map>
 #include <optional>
@@ -131,9 +132,10 @@ struct FuseGroup {
   /// The launch grids as written, the last stage's first.
   std::vector<std::string> Grids;
   std::vector<ExtentCheck> ExtentChecks;
-  /// Relations between launch arguments that scaled reads rely on, as C++
-  /// over host texts, each in parentheses ("2 * ((H1) - 1) <= (H0) - 1").
-  std::vector<std::string> RelationChecks;
+  /// Relations between launch arguments that scaled reads and derived
+  /// strides rely on ("2 * (H1 - 1) <= H0 - 1", "(W / 2) == W2"), sorted
+  /// by their description.
+  std::vector<RelationCheck> RelationChecks;
   std::vector<CoverageCheck> CoverageChecks;
   /// Buffers written through global memory, and every other buffer the
   /// group accesses that was not allocated fresh: they must not share an

@@ -161,6 +161,18 @@ TEST(NameAllocatorTest, GivenNamesAreTaken) {
   EXPECT_EQ(Names.name("x"), "x_");
 }
 
+TEST(NameAllocatorTest, FreshNamesAreNeverGivenTwice) {
+  NameAllocator Names;
+  Names.reserve("c");
+  // Two host arguments that would both be named "a_b" get two names; a
+  // later name("a_b") is not one of them.
+  EXPECT_EQ(Names.fresh("a_b"), "a_b");
+  EXPECT_EQ(Names.fresh("a_b"), "a_b_");
+  EXPECT_EQ(Names.fresh("c"), "c_");
+  EXPECT_EQ(Names.name("a_b"), "a_b__");
+  EXPECT_EQ(Names.name("a_b"), "a_b__");
+}
+
 /// Checks that each of \p Taken was reserved (it is given with one
 /// underscore) and each of \p Free was not (it is given as it is).
 void expectReserved(NameAllocator &Names,

@@ -134,6 +134,37 @@ std::vector<std::string> reasonsAlone(const Planned &P) {
   return Why;
 }
 
+/// The launcher's relation checks of \p G, as the plan describes them.
+std::vector<std::string> relations(const FuseGroup &G) {
+  std::vector<std::string> Texts;
+  for (const RelationCheck &R : G.RelationChecks)
+    Texts.push_back(R.describe());
+  return Texts;
+}
+
+// A relation names each host argument by its source text in the plan and by
+// whatever the printer is told where it is printed: the launcher's
+// parameter, whatever the argument's text.
+TEST(FusePlan, RelationsNameHostArgumentsWhereTheyArePrinted) {
+  HostExpr Half = HostExpr::parens(HostExpr::binary(
+      HostExpr::argument("img.width"), "/", HostExpr::constant(2)));
+  RelationCheck R{Half, "==", HostExpr::argument("c")};
+  EXPECT_EQ(R.describe(), "((img.width) / 2) == c");
+  std::map<std::string, std::string> Names = {{"img.width", "img_width"},
+                                              {"c", "c_"}};
+  EXPECT_EQ(R.print([&](const std::string &Text) { return Names.at(Text); }),
+            "(img_width / 2) == c_");
+  // Parentheses around an argument alone would be redundant where it is a
+  // name; a constant's are kept as built.
+  EXPECT_EQ(HostExpr::parens(HostExpr::argument("W")).describe(), "W");
+  EXPECT_EQ(HostExpr::binary(HostExpr::constant(2), "*",
+                             HostExpr::parens(HostExpr::constant(4)))
+                .describe(),
+            "2 * (4)");
+  EXPECT_EQ(HostExpr::plus(HostExpr::constant(3), -5).describe(), "-2");
+  EXPECT_EQ(HostExpr::plus(HostExpr::argument("H"), -1).describe(), "H - 1");
+}
+
 /// Stage \p S runs at \p Scale of the warp's tile along axis \p D, over
 /// its scaled tile widened by [Lo, Hi) offsets (FuseStage::RegionLo, Hi).
 void expectRegion(const FuseStage &S, unsigned D, AxisScale Scale, int64_t Lo,
@@ -410,8 +441,7 @@ TEST(FusePlan, AComputedRowStrideIsCheckedAtRunTime) {
 )cu",
                         OrderKernels);
   ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
-  EXPECT_TRUE(
-      llvm::is_contained(P.Plan.Groups[0].RelationChecks, "(W / 2) == P"));
+  EXPECT_TRUE(llvm::is_contained(relations(P.Plan.Groups[0]), "(W / 2) == P"));
 }
 
 // A stage with two outputs on chip has a tile of each: the cost model
@@ -630,8 +660,7 @@ TEST(FusePlan, ScaledReadsComposeScalesAndRegions) {
   EXPECT_EQ(regionExtent(First, 0, 32), 32);
   EXPECT_EQ(scaledOrigin(First, 1, "y0"), "2 * y0");
   EXPECT_EQ(First.Grid, 1u);
-  EXPECT_EQ(G.RelationChecks,
-            (std::vector<std::string>{"2 * ((H) - 1) <= (P) - 1"}));
+  EXPECT_EQ(relations(G), (std::vector<std::string>{"2 * (H - 1) <= P - 1"}));
   EXPECT_TRUE(G.CoverageChecks.empty()); // t is not stored.
   // Read at a scaled coordinate, t's tile cannot go to registers: the cost
   // model counts all of it as shared memory, as the kernel allocates it.
@@ -656,9 +685,8 @@ TEST(FusePlan, UnclampedScaledReadsAreCheckedAgainstTheProducersGuard) {
   EXPECT_EQ(scaledOrigin(Coarse, 1, "y0"), "y0 / 2");
   // At another scale than the warp's tile: shared memory only.
   EXPECT_FALSE(costStagesOf(G, P.AST->getASTContext())[0].HybridEligible);
-  EXPECT_EQ(G.RelationChecks,
-            (std::vector<std::string>{"(((H) - 1) + 1) / 2 < (P)",
-                                      "((H) - 1) / 2 + 1 < (P)"}));
+  EXPECT_EQ(relations(G), (std::vector<std::string>{"((H - 1) + 1) / 2 < P",
+                                                    "(H - 1) / 2 + 1 < P"}));
 }
 
 TEST(FusePlan, ReadsBelowAnotherArgumentsGuardAreCheckedAtRunTime) {
@@ -669,8 +697,7 @@ TEST(FusePlan, ReadsBelowAnotherArgumentsGuardAreCheckedAtRunTime) {
     shifted<<<g, b>>>(t, out, W, H, P);
 )cu");
   ASSERT_EQ(P.Plan.Groups.size(), 1u) << P.Why;
-  EXPECT_EQ(P.Plan.Groups[0].RelationChecks,
-            (std::vector<std::string>{"(P) < (W)"}));
+  EXPECT_EQ(relations(P.Plan.Groups[0]), (std::vector<std::string>{"P < W"}));
   EXPECT_EQ(P.Plan.Groups[0].Stages[0].RegionHi[0], 1);
   // With the same argument on both sides the compile-time answer stands:
   // x + 1 for x < W is past what the producer writes.

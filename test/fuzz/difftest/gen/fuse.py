@@ -171,6 +171,11 @@ class FuseProgram:
                 "hybrid(0.25)", "hybrid(1, x)"]))
         self.clauses = clauses
         self.spell_constants()
+        # How the launches spell the levels' sizes: the locals W1, H1; a
+        # struct's members (lv.W1), which the launcher must name as a
+        # parameter of its own; or locals named as the fused kernel's own
+        # variables (x, c, r, y, i, j), which its parameters must not hide.
+        self.dim_style = r.choices(["plain", "members", "clash"], [6, 2, 2])[0]
 
     def spell_constants(self):
         """The texts of the spelled constants (`self.text`: key -> name;
@@ -671,14 +676,38 @@ class FuseProgram:
         W, H = self.level_dims(buf.level)
         return f"{'C * ' if buf.planes > 1 else ''}{W} * {H}"
 
+    CLASHING_DIMS = {"W": ["x", "c", "r"], "H": ["y", "i", "j"]}
+
+    def size_arg(self, axis, level):
+        """Level `level`'s size along `axis` ("W" or "H") as a launch
+        argument (dim_style)."""
+        if self.dim_style == "members":
+            return f"lv.{axis}{level}"
+        if self.dim_style == "clash":
+            return self.CLASHING_DIMS[axis][level]
+        return f"{axis}{level}"
+
+    def size_aliases(self, levels_x, levels_y):
+        """The declarations size_arg's spellings need."""
+        names = [f"W{i}" for i in range(levels_x)] + \
+                [f"H{i}" for i in range(levels_y)]
+        if self.dim_style == "members":
+            return [f"  const struct {{ int {', '.join(names)}; }} lv = "
+                    f"{{{', '.join(names)}}};"]
+        if self.dim_style == "clash":
+            aliases = [self.size_arg(n[0], int(n[1:])) for n in names]
+            return [f"  const int {', '.join(f'{a} = {n}' for a, n in zip(aliases, names))};",
+                    "  " + " ".join(f"(void){a};" for a in aliases)]
+        return []
+
     def launch_args(self, st):
         args = [b.name for _, b in st.inputs] + [st.out.name]
-        W, H = self.level_dims(st.out.level)
-        args += [W, H]
+        args += [self.size_arg("W", st.out.level[0]),
+                 self.size_arg("H", st.out.level[1])]
         if st.scaled_param == "inW":
-            args.append(f"W{st.inputs[0][1].level[0]}")
+            args.append(self.size_arg("W", st.inputs[0][1].level[0]))
         elif st.scaled_param == "inH":
-            args.append(f"H{st.inputs[0][1].level[1]}")
+            args.append(self.size_arg("H", st.inputs[0][1].level[1]))
         return args
 
     def launch_order(self):
@@ -720,6 +749,7 @@ class FuseProgram:
                         f"H{i} = (H{i - 1} + 1) / 2")
         lines.append(f"  const int C = {self.channels};")
         lines.append(f"  const int {', '.join(dims)};")
+        lines += self.size_aliases(max(lx) + 1, max(ly) + 1)
         BX, BY = self.text.get("BX", str(bx)), self.text.get("BY", str(by))
         lines.append(f"  const dim3 block({BX}, {BY});")
         used = sorted({s.out.level for s in self.stages})
