@@ -24,7 +24,10 @@ the aggregate samples, whose kernels take 0.1 to 3 ms): a ratio more than
 THRESHOLD worse than the record's worst is a regression, one more than
 THRESHOLD better than its median an improvement, as is a variant that the record has as ok and the run has not
 (FAIL, BUILD-FAIL, ...). Ratios only the run has, or only the record has,
-are listed as new or not measured.
+are listed as new or not measured. A sample whose `// bench-seed:` line
+fixes its input (run.py) is compared only between runs of that input: a
+run with another seed, or a record made before the line, reads "other
+input".
 
 Prints one Markdown table of every compared ratio (regressions first) and a
 line of counts. --update writes the run's ratios into the record (those it
@@ -44,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from run import BASELINE, PEERS, REFERENCES  # noqa: E402
+from run import BASELINE, PEERS, REFERENCES, sample_seed  # noqa: E402
 
 # The ratios to the references (a variant's time over a hand-written
 # version's) are better smaller; the speedups are better larger.
@@ -68,10 +71,20 @@ def lower_is_better(ratio):
     return ratio in LOWER_IS_BETTER
 
 
+def other_input(sample, seed):
+    """Whether a run of `sample` with input `seed` is not the input its
+    `// bench-seed:` line fixes (run.py), so that its ratios compare with
+    no record."""
+    fixed = sample_seed(sample)
+    return fixed is not None and seed != fixed
+
+
 def ratios_of(results):
-    """{(sample, variant, ratio): value} from run.py's summary, and
-    {(sample, variant): status} from its rows."""
-    values = {}
+    """{(sample, variant, ratio): value} from run.py's summary,
+    {(sample, variant): status} from its rows, and the keys of the ratios
+    left out because their input was not the sample's fixed one."""
+    seeds = {r["sample"]: r.get("seed") for r in results.get("rows", [])}
+    values, others = {}, set()
     for variant, entry in results.get("summary", {}).items():
         for ratio, per_sample in entry.items():
             if not isinstance(per_sample, dict):
@@ -79,17 +92,23 @@ def ratios_of(results):
             if variant in NOT_GUARDED:
                 continue
             for sample, value in per_sample.items():
-                values[(sample, variant, ratio)] = float(value)
+                key = (sample, variant, ratio)
+                if other_input(sample, seeds.get(sample)):
+                    others.add(key)
+                else:
+                    values[key] = float(value)
     statuses = {(r["sample"], r["variant"]): r["status"]
                 for r in results.get("rows", [])
                 if r["variant"] not in NOT_GUARDED}
-    return values, statuses
+    return values, statuses, others
 
 
 def load_runs(paths):
-    """(model, dates, commands, {key: [values]}, statuses) of the runs
-    together; a later file's status of a row replaces an earlier one's."""
+    """(model, dates, commands, {key: [values]}, statuses, other-input
+    keys) of the runs together; a later file's status of a row replaces an
+    earlier one's."""
     model, dates, commands, values, statuses = None, [], [], {}, {}
+    others = set()
     for path in paths:
         results = json.loads(Path(path).read_text())
         m = model_of(results.get("gpu"))
@@ -100,11 +119,12 @@ def load_runs(paths):
         model = m
         dates.append(results.get("date", "?"))
         commands.append(results.get("command", "?"))
-        v, s = ratios_of(results)
+        v, s, o = ratios_of(results)
         for key, value in v.items():
             values.setdefault(key, []).append(value)
         statuses.update(s)
-    return model, dates, commands, values, statuses
+        others |= o
+    return model, dates, commands, values, statuses, others - set(values)
 
 
 def key_text(key):
@@ -139,14 +159,21 @@ def better_by(ratio, now, was):
     return was / now - 1 if lower_is_better(ratio) else now / was - 1
 
 
-def compare(values, statuses, rec_ratios, rec_statuses, threshold):
+def compare(values, statuses, rec_ratios, rec_statuses, threshold,
+            others=frozenset()):
     """Rows (verdict, sample, variant, ratio, recorded, now, change)."""
     rows = []
-    for key in sorted(set(values) | set(rec_ratios)):
+    for key in sorted(set(values) | set(rec_ratios) | set(others)):
         sample, variant, ratio = key
         now = median(values[key]) if key in values else None
         rec = rec_ratios.get(key, {})
         was = rec.get("value")
+        # A sample with a fixed input compares only runs of that input.
+        if key in others or (was is not None and
+                             other_input(sample, rec.get("seed"))):
+            rows.append(("other input", sample, variant, ratio, was, now,
+                         None))
+            continue
         if now is None:
             rows.append(("not measured", sample, variant, ratio, was, None,
                          None))
@@ -164,8 +191,8 @@ def compare(values, statuses, rec_ratios, rec_statuses, threshold):
         now = statuses.get(key)
         if rec.get("status") == "ok" and now is not None and now != "ok":
             rows.append(("REGRESSED", *key, "status", "ok", now, None))
-    order = {"REGRESSED": 0, "improved": 1, "new": 2, "not measured": 3,
-             "same": 4}
+    order = {"REGRESSED": 0, "improved": 1, "new": 2, "other input": 3,
+             "not measured": 4, "same": 5}
     rows.sort(key=lambda r: (order[r[0]], r[1], r[2], r[3]))
     return rows
 
@@ -199,10 +226,12 @@ def update(record_path, record, model, dates, commands, values, statuses):
     record = record or {"gpu": model, "ratios": {}, "statuses": {}}
     date = max(dates)
     for key, measured in values.items():
-        record["ratios"][key_text(key)] = {
-            "value": round(median(measured), 4),
-            "worst": round(worst(key[2], measured), 4),
-            "runs": len(measured), "date": date}
+        entry = {"value": round(median(measured), 4),
+                 "worst": round(worst(key[2], measured), 4),
+                 "runs": len(measured), "date": date}
+        if sample_seed(key[0]) is not None:
+            entry["seed"] = sample_seed(key[0])
+        record["ratios"][key_text(key)] = entry
     for key, status in statuses.items():
         record["statuses"][key_text(key)] = {"status": status, "date": date}
     record["commands"] = sorted(set(record.get("commands", []) + commands))
@@ -222,7 +251,8 @@ def main():
                    help="write the run's ratios into the record")
     args = p.parse_args()
     try:
-        model, dates, commands, values, statuses = load_runs(args.runs)
+        model, dates, commands, values, statuses, others = load_runs(
+            args.runs)
     except (OSError, ValueError, KeyError) as e:
         print(f"compare.py: {e}", file=sys.stderr)
         return 2
@@ -234,7 +264,8 @@ def main():
         print(f"compare.py: no record for {model} ({record_path}); "
               f"--update makes one", file=sys.stderr)
         return 2
-    rows = compare(values, statuses, rec_ratios, rec_statuses, args.threshold)
+    rows = compare(values, statuses, rec_ratios, rec_statuses, args.threshold,
+                   others)
     print_table(rows, record_path, dates)
     regressed = any(r[0] == "REGRESSED" for r in rows)
     if args.update:

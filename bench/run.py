@@ -108,6 +108,13 @@ HALIDE_DIR = ROOT / "build-bench" / "halide"
 # "<pass>/<name>:<type>" otherwise, built with -DSAMPLE_REAL=<type> and
 # staged as <variant>/<pass>/<name>.<type>.cu (bench/stage.sh).
 TYPES_LINE = re.compile(r"^// bench-types: (.*)$", re.M)
+
+# A sample whose speedups depend on its random input (how much work reaches
+# a pipeline's later stages) names the seed its runs use in a line
+# "// bench-seed: 1", so that its ratios compare across runs
+# (bench/compare.py); --seed overrides it. Every other sample gets fresh
+# input on each run.
+SEED_LINE = re.compile(r"^// bench-seed: (\d+)\s*$", re.M)
 DEFAULT_TYPE = "float"
 TYPE_NAME = re.compile(r"^[A-Za-z_]\w*$")
 
@@ -225,6 +232,14 @@ def sample_types(path):
         if not TYPE_NAME.match(t):
             raise ValueError(f"{path}: bad type '{t}' in its bench-types line")
     return list(dict.fromkeys(types)) or [DEFAULT_TYPE]
+
+
+def sample_seed(config):
+    """The seed a configuration's `// bench-seed:` line fixes, or None."""
+    path = ROOT / "samples" / f"{split_config(config)[0]}.cu"
+    m = SEED_LINE.search(path.read_text(errors="replace")) \
+        if path.exists() else None
+    return int(m.group(1)) if m else None
 
 
 def selects(filter_, config):
@@ -635,7 +650,8 @@ def parse_args(argv):
     p.add_argument("--run-args", default="",
                    help="extra sample arguments, e.g. '--reps=50'")
     p.add_argument("--seed", type=int,
-                   help="input seed (default: fresh per sample, logged)")
+                   help="input seed (default: the sample's bench-seed line, "
+                   "else fresh per sample; logged)")
     p.add_argument("--timeout", type=float, default=600,
                    help="seconds per build or run")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
@@ -717,10 +733,14 @@ def main(argv):
             lambda k: build(args, nvcc, log, k, builds[k]), keys)))
 
     # Fresh input on every bench run, the same for every variant of a
-    # sample; each checks it against its own float64 reference.
+    # sample (but for a sample's fixed seed); each checks it against its
+    # own float64 reference.
     fresh = random.SystemRandom()
-    seeds = {s: args.seed if args.seed is not None else fresh.getrandbits(32)
-             for s in samples}
+    seeds = {}
+    for s in samples:
+        seeds[s] = args.seed if args.seed is not None else sample_seed(s)
+        if seeds[s] is None:
+            seeds[s] = fresh.getrandbits(32)
     for row in rows:
         if row["status"] is None:
             exe, output = built[row["exe_of"]]
