@@ -6,6 +6,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 
@@ -39,10 +40,33 @@ static bool isCudaSource(StringRef Path) {
   return Ext == ".cu" || Ext == ".cuh";
 }
 
+/// \p Dir's CUDA sources (.cu), at any depth, sorted.
+static std::vector<std::string> cudaSourcesUnder(StringRef Dir) {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    if (sys::path::extension(It->path()) == ".cu" &&
+        It->type() != sys::fs::file_type::directory_file)
+      Files.push_back(It->path());
+  llvm::sort(Files);
+  return Files;
+}
+
 std::vector<std::string> sourcesToProcess(const ToolOptions &Opts,
                                           const CompilationDatabase &DB) {
-  if (!Opts.Sources.empty())
-    return Opts.Sources;
+  if (!Opts.Sources.empty()) {
+    if (!Opts.rewritesNothing())
+      return Opts.Sources;
+    // A report may take a whole tree.
+    std::vector<std::string> Files;
+    for (const std::string &Source : Opts.Sources)
+      if (sys::fs::is_directory(Source))
+        append_range(Files, cudaSourcesUnder(Source));
+      else
+        Files.push_back(Source);
+    return Files;
+  }
   std::vector<std::string> Files;
   for (const std::string &File : DB.getAllFiles())
     if (isCudaSource(File))

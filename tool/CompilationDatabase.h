@@ -20,8 +20,9 @@ namespace cuda_rewrite {
 llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
 loadCompilationDatabase(const ToolOptions &Opts);
 
-/// The files to process: the ones named, or with -p and none named, every
-/// CUDA file of the database, sorted.
+/// The files to process: the ones named (for --list and --coverage, a
+/// directory named stands for its .cu files), or with -p and none named,
+/// every CUDA file of the database, sorted.
 std::vector<std::string>
 sourcesToProcess(const ToolOptions &Opts,
                  const clang::tooling::CompilationDatabase &DB);

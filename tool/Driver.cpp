@@ -4,6 +4,7 @@
 #include "gpu/GpuSpec.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/CompilerArgs.h"
+#include "tool/CoverageReport.h"
 #include "tool/FileProcessor.h"
 #include "tool/Options.h"
 #include "tool/Output.h"
@@ -76,6 +77,17 @@ processAll(const ToolOptions &Opts,
   return Results;
 }
 
+/// The first line of \p Diagnostics that reports an error, without the
+/// file name it starts with.
+std::string firstError(StringRef Diagnostics) {
+  SmallVector<StringRef> Lines;
+  Diagnostics.split(Lines, '\n');
+  for (StringRef Line : Lines)
+    if (size_t At = Line.find("error: "); At != StringRef::npos)
+      return Line.substr(At + 7).str();
+  return "the file did not parse";
+}
+
 } // namespace
 
 int runCudaRewrite(int Argc, const char **Argv) {
@@ -107,6 +119,7 @@ int runCudaRewrite(int Argc, const char **Argv) {
 
   bool AnyFailed = false;
   std::vector<RewrittenFile> Rewritten;
+  std::vector<CoverageFile> Coverage;
   RunSummary Summary;
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
@@ -120,21 +133,29 @@ int runCudaRewrite(int Argc, const char **Argv) {
                << " s";
       errs() << "\n";
     }
+    if (Opts.Coverage)
+      Coverage.push_back({Files[I], !R.Failed,
+                          R.Failed ? firstError(R.Diagnostics) : "",
+                          std::move(R.Coverage)});
     if (R.Failed) {
       AnyFailed = true;
       continue;
     }
+    if (Opts.Coverage)
+      continue;
     if (Opts.List)
       for (const ListEntry &Entry : R.Listing)
         outs() << Files[I] << ":" << Entry.Text << "\n";
     else
       Rewritten.push_back(std::move(R.Output));
   }
-  if (!Opts.List)
+  if (Opts.Coverage)
+    printCoverageReport(outs(), Coverage);
+  else if (!Opts.List)
     if (Error E = writeOutputs(Opts, Rewritten, outs()))
       return fail(ExitFailed, toString(std::move(E)));
   outs().flush();
-  if (Files.size() > 1 && !Opts.List)
+  if (Files.size() > 1 && !Opts.rewritesNothing())
     errs() << "cuda-rewrite: " << Summary.line() << "\n";
   return AnyFailed ? ExitFailed : ExitOk;
 }

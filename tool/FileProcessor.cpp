@@ -36,6 +36,7 @@ struct SideOutput {
   CudaArchRegions ArchRegions;
   std::vector<unsigned> PragmaOffsets;
   std::vector<ListEntry> Listing;
+  std::vector<CoverageEntry> Coverage;
   tooling::Replacements Edits;
   RewriteCounts Counts;
   std::string MainFileText;
@@ -187,11 +188,16 @@ public:
     PassOptions PassOpts{Opts.Passes, Opts.Auto,
                          parseGranularity(Opts.AggregateGranularity)};
     ParseFindings Found{Pragmas, Attached, Candidates, Regions};
-    if (Opts.List) {
-      Out.Listing = listEntries(
-          Ctx, Candidates, Attached, PassOpts, [&](const PassOptions &With) {
-            return rehearseRewrite(Ctx, Found, Settings, With);
-          });
+    auto Rehearse = [&](const PassOptions &With) {
+      return rehearseRewrite(Ctx, Found, Settings, With);
+    };
+    if (Opts.List || Opts.Coverage) {
+      if (Opts.List)
+        Out.Listing =
+            listEntries(Ctx, Candidates, Attached, PassOpts, Rehearse);
+      else
+        Out.Coverage =
+            coverageEntries(Ctx, Candidates, Attached, PassOpts, Rehearse);
       Out.Ok = true;
       return;
     }
@@ -391,6 +397,7 @@ FileResult processFile(const ToolOptions &Opts,
     return Result;
   }
   Result.Listing = std::move(Host.Listing);
+  Result.Coverage = std::move(Host.Coverage);
   Result.Counts = Host.Counts;
   tooling::Replacements Edits = std::move(Host.Edits);
 
@@ -403,6 +410,7 @@ FileResult processFile(const ToolOptions &Opts,
       Result.Failed = true;
       return Result;
     }
+    mergeCoverage(Result.Coverage, std::move(Device.Coverage));
     Result.Counts.Rewritten += Device.Counts.Rewritten;
     Result.Counts.Refused += Device.Counts.Refused;
     // A pragma both sides list keeps the host side's line, the one with

@@ -14,6 +14,7 @@
 #include "gpu/GpuSpec.h"
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilerArgs.h"
+#include "tool/CoverageReport.h"
 #include "tool/ListPrinter.h"
 #include "tool/Options.h"
 #include "tool/Output.h"
@@ -27,6 +28,7 @@ struct FileResult {
   std::string Diagnostics;
   RewrittenFile Output;
   std::vector<ListEntry> Listing;
+  std::vector<CoverageEntry> Coverage;
   /// Candidates rewritten and refused, over both parses.
   RewriteCounts Counts;
   double HostParseSeconds = 0, DeviceParseSeconds = 0;

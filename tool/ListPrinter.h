@@ -13,6 +13,7 @@
 #include "analysis/Pragmas.h"
 #include "rewriters/PassManager.h"
 #include "rewriters/common/Remarks.h"
+#include "tool/Attribution.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <string>
 #include <vector>
@@ -27,22 +28,6 @@ struct ListEntry {
   /// verdict of the rewrite (the host side's).
   bool IsPragma = false;
 };
-
-/// An error a pass diagnosed (an edit it could not make).
-struct RewriteError {
-  clang::SourceLocation Loc;
-  std::string Message;
-};
-
-/// What a rewrite's passes said about one parse, recorded, not printed.
-struct RewriteReport {
-  std::vector<RemarkRecord> Remarks;
-  std::vector<RewriteError> Errors;
-};
-
-/// Runs the rewrite of the parse with the given options into edits that
-/// are thrown away, and returns what its passes said.
-using RewriteRehearsal = llvm::function_ref<RewriteReport(const PassOptions &)>;
 
 /// The lines for the candidates and the pragmas of one parse, in offset
 /// order: what was found, and what a rewrite with \p Opts would do with it

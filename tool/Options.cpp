@@ -89,6 +89,14 @@ cl::opt<bool>
                   "<why>', 'not rewritten: <why>' (and what --auto would do "
                   "where only a pragma is missing); rewrite nothing"),
          cl::cat(Category));
+cl::opt<bool> CoverageFlag(
+    "coverage",
+    cl::desc("Report how much of the code --auto would rewrite, in Markdown: "
+             "per candidate and per kernel with none, the kind found, the "
+             "verdict and the pass's reason; totals per kind; refusals "
+             "grouped by cause; files that did not parse. Inputs may be "
+             "directories (their .cu files); rewrite nothing"),
+    cl::cat(Category));
 cl::opt<bool>
     RemarksFlag("remarks",
                 cl::desc("Explain every candidate: rewritten (how, why) or "
@@ -184,6 +192,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.LineDirectives = LineDirectives;
   Opts.ExportFixes = ExportFixes;
   Opts.List = List;
+  Opts.Coverage = CoverageFlag;
   Opts.Remarks = RemarksFlag;
   Opts.WarningsAsErrors = WarningsAsErrors;
   Opts.Auto = Auto;
@@ -207,9 +216,13 @@ Error validateOptions(ToolOptions &Opts) {
     return usage("-i cannot be combined with -o or --output-dir");
   if (!Opts.OutputFile.empty() && !Opts.OutputDir.empty())
     return usage("-o and --output-dir cannot be combined");
-  if (Opts.List && (Opts.InPlace || Opts.Diff || !Opts.ExportFixes.empty() ||
-                    !Opts.OutputFile.empty() || !Opts.OutputDir.empty()))
-    return usage("--list rewrites nothing; it cannot be combined with -o, "
+  if (Opts.List && Opts.Coverage)
+    return usage("--list and --coverage cannot be combined");
+  if (Opts.rewritesNothing() &&
+      (Opts.InPlace || Opts.Diff || !Opts.ExportFixes.empty() ||
+       !Opts.OutputFile.empty() || !Opts.OutputDir.empty()))
+    return usage(std::string(Opts.List ? "--list" : "--coverage") +
+                 " rewrites nothing; it cannot be combined with -o, "
                  "--output-dir, -i, --diff or --export-fixes");
   if (Opts.InPlace && Opts.LineDirectives)
     return usage("--line-directives cannot be combined with -i: the "

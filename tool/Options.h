@@ -35,6 +35,8 @@ struct ToolOptions {
   bool LineDirectives = false;
   std::string ExportFixes;
   bool List = false;
+  /// --coverage: the report of what --auto would rewrite, and nothing else.
+  bool Coverage = false;
   bool Remarks = false;
   /// A refused annotated candidate is an error, not a warning.
   bool WarningsAsErrors = false;
@@ -49,10 +51,13 @@ struct ToolOptions {
   unsigned Jobs = 0;    ///< 0: one per core.
   bool Verbose = false; ///< Per-file parse times on stderr.
 
+  /// --list and --coverage report on the files and write none.
+  bool rewritesNothing() const { return List || Coverage; }
+
   /// Whether the rewritten text of each file is printed on stdout.
   bool printsRewrittenToStdout() const {
-    return !List && !Diff && ExportFixes.empty() && OutputFile.empty() &&
-           OutputDir.empty() && !InPlace;
+    return !rewritesNothing() && !Diff && ExportFixes.empty() &&
+           OutputFile.empty() && OutputDir.empty() && !InPlace;
   }
 };
 
