@@ -87,7 +87,7 @@ std::vector<StageChain> findStageChains(ASTContext &Ctx) {
 std::string describeStageChain(const StageChain &Chain) {
   std::vector<std::string> Kernels, Buffers;
   for (const CUDAKernelCallExpr *Launch : Chain.Launches)
-    Kernels.push_back(Launch->getDirectCallee()->getNameAsString());
+    Kernels.push_back(launchedKernelName(Launch));
   for (const std::vector<std::string> &Link : Chain.Links)
     Buffers.push_back("'" + join(Link, "', '") + "'");
   return std::to_string(Chain.Launches.size()) + " launches " +

@@ -153,6 +153,12 @@ std::string lineOf(const Stmt *S, const SourceManager &SM) {
 
 } // namespace
 
+std::string launchedKernelName(const CUDAKernelCallExpr *Launch) {
+  if (const FunctionDecl *Kernel = Launch->getDirectCallee())
+    return Kernel->getNameAsString();
+  return "the kernel";
+}
+
 std::optional<LaunchBuffers> launchBuffers(const CUDAKernelCallExpr *Launch) {
   const FunctionDecl *Kernel = Launch->getDirectCallee();
   if (!Kernel || !Kernel->hasBody())
@@ -194,9 +200,13 @@ StageGraph buildStageGraph(const CompoundStmt &Block,
     std::optional<LaunchBuffers> Buffers = launchBuffers(Launch);
     if (!Buffers) {
       // Unknown body: every buffer it is passed may be read and written.
-      G.Problems.push_back(lineOf(S, SM) + ": the body of '" +
-                           Launch->getDirectCallee()->getNameAsString() +
-                           "' is not visible");
+      G.Problems.push_back(
+          lineOf(S, SM) +
+          (Launch->getDirectCallee()
+               ? ": the body of '" + launchedKernelName(Launch) +
+                     "' is not visible"
+               : std::string(": a launch in a template, whose kernel "
+                             "depends on the template's arguments")));
       Buffers.emplace();
       for (const Expr *Arg : Launch->arguments())
         if (const ValueDecl *B = bufferOf(Arg)) {

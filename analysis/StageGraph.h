@@ -41,6 +41,10 @@ struct LaunchBuffers {
 /// The launch a statement consists of (`k<<<g, b>>>(...);`), or null.
 const clang::CUDAKernelCallExpr *launchOf(const clang::Stmt *S);
 
+/// The kernel \p Launch launches, by name, or "the kernel" where the launch
+/// names none (a dependent launch in a template: `k<T><<<g, b>>>(...)`).
+std::string launchedKernelName(const clang::CUDAKernelCallExpr *Launch);
+
 /// What \p Launch reads and writes; nullopt when the kernel's body is not
 /// visible.
 std::optional<LaunchBuffers>
