@@ -108,6 +108,38 @@ std::string cell(StringRef Text) {
   return Out;
 }
 
+/// Rows that share a cause: how many, and where the first is.
+class CauseCounts {
+public:
+  void add(const std::string &Cause, StringRef Path, StringRef Where) {
+    auto &[Count, FirstAt] = Counts[Cause];
+    if (Count++ == 0)
+      FirstAt = (Path + ":" + Where).str();
+  }
+
+  /// A table, most frequent first, or "None.".
+  void print(raw_ostream &OS, StringRef CountHeader,
+             StringRef CauseHeader) const {
+    if (Counts.empty()) {
+      OS << "None.\n";
+      return;
+    }
+    std::vector<std::pair<std::string, std::pair<unsigned, std::string>>>
+        Sorted(Counts.begin(), Counts.end());
+    llvm::stable_sort(Sorted, [](const auto &A, const auto &B) {
+      return A.second.first > B.second.first;
+    });
+    OS << "| " << CountHeader << " | " << CauseHeader
+       << " | first at |\n|---|---|---|\n";
+    for (const auto &[Cause, CountAt] : Sorted)
+      OS << "| " << CountAt.first << " | " << cell(Cause) << " | "
+         << cell(CountAt.second) << " |\n";
+  }
+
+private:
+  std::map<std::string, std::pair<unsigned, std::string>> Counts;
+};
+
 } // namespace
 
 std::vector<CoverageEntry> coverageEntries(ASTContext &Ctx,
@@ -146,6 +178,17 @@ std::vector<CoverageEntry> coverageEntries(ASTContext &Ctx,
     E.Where = lineColumn(SM, K->getLocation());
     E.Function = K->getNameAsString();
     E.Kind = "kernel";
+    // What the enabled passes' analyses say of it (a stencil the systolic
+    // analysis could not read, say).
+    std::vector<std::string> Why;
+    for (const std::unique_ptr<Pass> &P : registeredPasses())
+      if (Opts.Enabled.contains(P->name()))
+        if (std::string Text = P->whyNotACandidate(*K); !Text.empty()) {
+          Why.push_back(P->name().str() + ": " + Text);
+          if (E.Pass.empty())
+            E.Pass = P->name().str();
+        }
+    E.Reason = join(Why, "; ");
     Entries.push_back(std::move(E));
   }
   llvm::stable_sort(Entries,
@@ -178,15 +221,20 @@ std::string refusalCause(StringRef Reason) {
   std::string Cause;
   for (size_t I = 0; I < Reason.size();) {
     char C = Reason[I];
-    if (C == '\'') {
+    bool WordStart = I == 0 || !isAsciiIdentifierContinue(Reason[I - 1]);
+    // A quoted name: a quote that starts a word, up to one that ends it
+    // (the apostrophe of "the input's" is neither).
+    if (C == '\'' && WordStart) {
       size_t Close = Reason.find('\'', I + 1);
+      while (Close != StringRef::npos && Close + 1 < Reason.size() &&
+             isAsciiIdentifierContinue(Reason[Close + 1]))
+        Close = Reason.find('\'', Close + 1);
       if (Close != StringRef::npos) {
         Cause += "'_'";
         I = Close + 1;
         continue;
       }
     }
-    bool WordStart = I == 0 || !isAsciiIdentifierContinue(Reason[I - 1]);
     if (isDigit(C) && WordStart) {
       size_t End = I;
       while (End < Reason.size() &&
@@ -226,17 +274,17 @@ void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> Files) {
          << cell(E.Function) << " | " << E.Kind << " | " << verdictName(E.What)
          << " | " << cell(E.Reason) << " |\n";
 
-  // Per kind: how many of each verdict.
+  // Per kind: how many of each verdict; per cause: how many refusals, and
+  // how many kernels with no candidate the analyses say the same of.
   std::map<std::string, std::map<Verdict, unsigned>> ByKind;
-  std::map<std::string, std::pair<unsigned, std::string>> ByCause;
+  CauseCounts Refusals, Unread;
   for (const CoverageFile &F : Files)
     for (const CoverageEntry &E : F.Entries) {
       ++ByKind[E.Kind][E.What];
-      if (E.What != Verdict::Refused)
-        continue;
-      auto &[Count, FirstAt] = ByCause[E.Pass + ": " + refusalCause(E.Reason)];
-      if (Count++ == 0)
-        FirstAt = F.Path + ":" + E.Where;
+      if (E.What == Verdict::Refused)
+        Refusals.add(E.Pass + ": " + refusalCause(E.Reason), F.Path, E.Where);
+      else if (E.What == Verdict::NoCandidate && !E.Reason.empty())
+        Unread.add(refusalCause(E.Reason), F.Path, E.Where);
     }
   OS << "\n## By kind\n\n"
      << "| kind | found | rewritten | refused | not rewritten | failed |\n"
@@ -258,21 +306,12 @@ void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> Files) {
        << " | " << Of(Verdict::Failed) << " |\n";
   }
 
-  std::vector<std::pair<std::string, std::pair<unsigned, std::string>>> Causes(
-      ByCause.begin(), ByCause.end());
-  llvm::stable_sort(Causes, [](const auto &A, const auto &B) {
-    return A.second.first > B.second.first;
-  });
   OS << "\n## Refusals by cause\n\n";
-  if (Causes.empty())
-    OS << "None.\n";
-  else
-    OS << "| refusals | cause (pass: reason, names as '_', numbers as N) | "
-          "first at |\n|---|---|---|\n";
-  for (const auto &[Cause, CountAt] : Causes)
-    OS << "| " << CountAt.first << " | " << cell(Cause) << " | "
-       << cell(CountAt.second) << " |\n";
-
+  Refusals.print(OS, "refusals", "cause (pass: reason, names as '_', "
+                                 "numbers as N)");
+  OS << "\n## Kernels with no candidate, by what the analyses say\n\n";
+  Unread.print(OS, "kernels", "the passes' analyses (names as '_', numbers "
+                              "as N)");
   if (Parsed == Files.size())
     return;
   OS << "\n## Files that did not parse\n\n| file | first error |\n|---|---|\n";

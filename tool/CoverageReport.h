@@ -22,7 +22,8 @@
 namespace cuda_rewrite {
 
 /// One row of the report: a candidate, or a kernel no pass found a
-/// candidate in (Kind "kernel", Verdict NoCandidate).
+/// candidate in (Kind "kernel", Verdict NoCandidate, Reason what the
+/// passes' analyses say of it: Pass::whyNotACandidate).
 struct CoverageEntry {
   enum class Verdict { Rewritten, Refused, NotRewritten, Failed, NoCandidate };
   unsigned Offset = 0;  ///< In the main file, for merging the two parses.
@@ -63,7 +64,8 @@ struct CoverageFile {
 };
 
 /// Prints the report in Markdown: the rows, the totals per kind, the
-/// refusals by cause, and the files that did not parse.
+/// refusals by cause, the kernels with no candidate by what the analyses
+/// say of them, and the files that did not parse.
 void printCoverageReport(llvm::raw_ostream &OS,
                          llvm::ArrayRef<CoverageFile> Files);
 

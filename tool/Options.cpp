@@ -93,8 +93,9 @@ cl::opt<bool> CoverageFlag(
     "coverage",
     cl::desc("Report how much of the code --auto would rewrite, in Markdown: "
              "per candidate and per kernel with none, the kind found, the "
-             "verdict and the pass's reason; totals per kind; refusals "
-             "grouped by cause; files that did not parse. Inputs may be "
+             "verdict and the pass's reason (for a kernel with none, what "
+             "the analyses say); totals per kind; refusals grouped by "
+             "cause; files that did not parse. Inputs may be "
              "directories (their .cu files); rewrite nothing"),
     cl::cat(Category));
 cl::opt<bool>

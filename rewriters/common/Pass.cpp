@@ -25,6 +25,10 @@ std::string Pass::whyNothingToRewrite(const AttachedPragma &P) const {
   return pragmaTarget(P) + " holds no candidate of this directive";
 }
 
+std::string Pass::whyNotACandidate(const clang::FunctionDecl &) const {
+  return "";
+}
+
 /// \p Offset, or the start of the outermost `#if`, `#ifdef` or `#ifndef`
 /// line of \p Text still open there: code put at the result is compiled in
 /// every configuration that compiles what lies at \p Offset.

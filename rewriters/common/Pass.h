@@ -81,6 +81,11 @@ public:
   /// nothing to rewrite (the unused-pragma warning's text).
   virtual std::string whyNothingToRewrite(const AttachedPragma &P) const;
 
+  /// Why \p Kernel, which holds no candidate of this pass, is none, as this
+  /// pass's analysis says (--coverage shows it for kernels no pass took);
+  /// empty where the pass has nothing to say (the default).
+  virtual std::string whyNotACandidate(const clang::FunctionDecl &Kernel) const;
+
   /// Rewrites what it can of \p Work and reports every candidate as
   /// rewritten or refused (with the reason). False only when an edit could
   /// not be made (an error was diagnosed); a refusal is not a failure.

@@ -8,6 +8,15 @@ using namespace llvm;
 
 namespace cuda_rewrite {
 
+std::string SystolicPass::whyNotACandidate(const FunctionDecl &Kernel) const {
+  StencilResult Analysis = analyzeStencil(Kernel);
+  if (Analysis)
+    return Analysis.Shape->radius() == 0
+               ? "no stencil: every read is at offset 0 (a point-wise map)"
+               : "";
+  return "no stencil: " + Analysis.Refusal;
+}
+
 // Kernels with a stencil shape (a point-wise map, radius 0, is none); an
 // annotated kernel without one is listed too, with the reason, since the
 // user asked for its rewrite.

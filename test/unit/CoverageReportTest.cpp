@@ -14,8 +14,10 @@ TEST(CoverageReportTest, CausesDropNamesAndNumbers) {
   // Digits inside a name stay: sm_90 and x2 are words, not numbers.
   EXPECT_EQ(refusalCause("not on sm_90 with x2 at 3.5"),
             "not on sm_90 with x2 at N");
-  // An unmatched quote is kept as it is.
+  // An apostrophe is no quote.
   EXPECT_EQ(refusalCause("the user's kernel"), "the user's kernel");
+  EXPECT_EQ(refusalCause("the input's stride 'n' is 2"),
+            "the input's stride '_' is N");
 }
 
 CoverageEntry entry(const char *Kind, CoverageEntry::Verdict What,
