@@ -162,7 +162,13 @@ std::vector<CoverageEntry> coverageEntries(ASTContext &Ctx,
     E.Function = C.Function ? C.Function->getNameAsString() : "";
     E.Kind = C.Kind->Name.str();
     E.Pass = passFor(*C.Kind).name().str();
-    std::tie(E.What, E.Reason) = verdictOf(Rewrite.notesOn(I));
+    std::vector<const Note *> Notes = Rewrite.notesOn(I);
+    // A pass that plans a statement's candidates together (fuse: the
+    // chains of one block) may remark on the first only.
+    for (size_t J = 0; Notes.empty() && C.Statement && J != Cands.size(); ++J)
+      if (J != I && Cands[J].Statement == C.Statement)
+        Notes = Rewrite.notesOn(J);
+    std::tie(E.What, E.Reason) = verdictOf(Notes);
     Entries.push_back(std::move(E));
     if (C.Function)
       Covered.insert(asWritten(C.Function));

@@ -1,0 +1,17 @@
+// Two chains in one function body with a host statement between launches:
+// the fuse pass plans the body once and refuses it, remarking on the first
+// chain only.
+__global__ void twice(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = 2.f * in[i];
+}
+
+void run(const float *a, float *t, float *b, const float *c, float *u,
+         float *d, int n) {
+  twice<<<(n + 255) / 256, 256>>>(a, t, n);
+  twice<<<(n + 255) / 256, 256>>>(t, b, n);
+  cudaDeviceSynchronize();
+  twice<<<(n + 255) / 256, 256>>>(c, u, n);
+  twice<<<(n + 255) / 256, 256>>>(u, d, n);
+}
