@@ -1,6 +1,7 @@
 //===- CompilerArgs.cpp - The arguments cuda-rewrite gives clang ----------===//
 
 #include "tool/CompilerArgs.h"
+#include "tool/ParsePrelude.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -65,8 +66,12 @@ std::vector<std::string> cudaParseArgs(const CudaToolchain &TC, CudaSide Side) {
 clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster(const CudaToolchain &TC,
                                                         CudaSide Side) {
   using namespace clang::tooling;
-  ArgumentsAdjuster Prepend = getInsertArgumentAdjuster(
-      cudaParseArgs(TC, Side), ArgumentInsertPosition::BEGIN);
+  std::vector<std::string> Args = cudaParseArgs(TC, Side);
+  // nvcc's builtins that clang lacks (ParsePrelude.h); processFile maps the
+  // file into the parse's file system.
+  Args.insert(Args.end(), {"-include", ParsePreludePath.str()});
+  ArgumentsAdjuster Prepend =
+      getInsertArgumentAdjuster(Args, ArgumentInsertPosition::BEGIN);
   return combineAdjusters(
       combineAdjusters(getClangStripOutputAdjuster(),
                        getClangStripDependencyFileAdjuster()),

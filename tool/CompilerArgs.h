@@ -37,7 +37,8 @@ llvm::Expected<CudaToolchain> findCudaToolchain(llvm::StringRef Explicit,
 /// The arguments docs/design.md section 6 lists, for one side.
 std::vector<std::string> cudaParseArgs(const CudaToolchain &TC, CudaSide Side);
 
-/// Inserts cudaParseArgs() right after the compiler name, so that the user's
+/// Inserts cudaParseArgs() and the parse prelude (ParsePrelude.h) right
+/// after the compiler name, so that the user's
 /// arguments that follow override them, and drops arguments that would make
 /// clang do more than parse (-c, -o, output dependency files).
 clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster(const CudaToolchain &TC,

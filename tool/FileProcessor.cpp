@@ -1,6 +1,7 @@
 //===- FileProcessor.cpp - Parse, analyse and rewrite one file ------------===//
 
 #include "tool/FileProcessor.h"
+#include "tool/ParsePrelude.h"
 #include "analysis/Candidates.h"
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
@@ -303,6 +304,7 @@ SideOutput runSide(const ToolOptions &Opts,
   IntrusiveRefCntPtr<vfs::FileSystem> FS = vfs::createPhysicalFileSystem();
   tooling::ClangTool Tool(FirstOnly, {Path.str()},
                           std::make_shared<PCHContainerOperations>(), FS);
+  Tool.mapVirtualFile(ParsePreludePath, parsePreludeText());
   Tool.clearArgumentsAdjusters();
   Tool.appendArgumentsAdjuster(commandAdjuster(Opts, Toolchain, Side, FS));
   Tool.setPrintErrorMessage(false);

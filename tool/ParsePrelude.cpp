@@ -1,0 +1,61 @@
+//===- ParsePrelude.cpp - What nvcc builds in and clang lacks -------------===//
+
+#include "tool/ParsePrelude.h"
+
+namespace cuda_rewrite {
+
+llvm::StringRef parsePreludeText() {
+  // The constants' values are CUDA 13's (crt/device_functions.h). The
+  // builtins take any pointee and operand type, as nvcc's do; a second
+  // type parameter lets an operand differ from the pointee (`long long *`
+  // and `1`).
+  return R"cpp(// cuda-rewrite's parse only: nvcc's atomic builtins, which clang lacks.
+#if defined(__CUDA__) && !__has_builtin(__nv_atomic_load_n)
+enum {
+  __NV_ATOMIC_RELAXED, __NV_ATOMIC_CONSUME, __NV_ATOMIC_ACQUIRE,
+  __NV_ATOMIC_RELEASE, __NV_ATOMIC_ACQ_REL, __NV_ATOMIC_SEQ_CST
+};
+enum {
+  __NV_THREAD_SCOPE_THREAD, __NV_THREAD_SCOPE_BLOCK, __NV_THREAD_SCOPE_CLUSTER,
+  __NV_THREAD_SCOPE_DEVICE, __NV_THREAD_SCOPE_SYSTEM
+};
+template <class T>
+__device__ T __nv_atomic_load_n(T *, int, int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U>
+__device__ void __nv_atomic_load(T *, U *, int, int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U>
+__device__ void __nv_atomic_store_n(T *, U, int, int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U>
+__device__ void __nv_atomic_store(T *, U *, int, int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U>
+__device__ T __nv_atomic_exchange_n(T *, U, int, int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U, class V>
+__device__ void __nv_atomic_exchange(T *, U *, V *, int,
+                                     int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U, class V>
+__device__ bool __nv_atomic_compare_exchange_n(T *, U *, V, bool, int, int,
+                                               int = __NV_THREAD_SCOPE_SYSTEM);
+template <class T, class U, class V>
+__device__ bool __nv_atomic_compare_exchange(T *, U *, V *, bool, int, int,
+                                             int = __NV_THREAD_SCOPE_SYSTEM);
+#define CUDA_REWRITE_NV_ATOMIC_FETCH(Op)                                       \
+  template <class T, class U>                                                  \
+  __device__ T __nv_atomic_fetch_##Op(T *, U, int,                             \
+                                      int = __NV_THREAD_SCOPE_SYSTEM);         \
+  template <class T, class U>                                                  \
+  __device__ T __nv_atomic_##Op##_fetch(T *, U, int,                           \
+                                        int = __NV_THREAD_SCOPE_SYSTEM);
+CUDA_REWRITE_NV_ATOMIC_FETCH(add)
+CUDA_REWRITE_NV_ATOMIC_FETCH(sub)
+CUDA_REWRITE_NV_ATOMIC_FETCH(and)
+CUDA_REWRITE_NV_ATOMIC_FETCH(or)
+CUDA_REWRITE_NV_ATOMIC_FETCH(xor)
+CUDA_REWRITE_NV_ATOMIC_FETCH(min)
+CUDA_REWRITE_NV_ATOMIC_FETCH(max)
+#undef CUDA_REWRITE_NV_ATOMIC_FETCH
+__device__ void __nv_atomic_thread_fence(int, int = __NV_THREAD_SCOPE_SYSTEM);
+#endif
+)cpp";
+}
+
+} // namespace cuda_rewrite

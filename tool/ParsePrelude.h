@@ -1,0 +1,29 @@
+//===- ParsePrelude.h - What nvcc builds in and clang lacks -----*- C++ -*-===//
+//
+// nvcc compiles some CUDA 13 code that clang cannot parse: its atomic
+// builtins (`__nv_atomic_load_n(p, __NV_ATOMIC_RELAXED)`) are built into
+// nvcc, and their constants are declared in a header (crt/device_functions.h)
+// that clang's CUDA wrapper never includes. The tool's parse includes a
+// small header first (-include) that declares them, so such a file parses;
+// the declarations are enough for the analyses, which treat the calls as
+// calls of functions without a body (side effects they cannot see into).
+// The header lives in memory and is never written into a rewritten file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_REWRITE_TOOL_PARSEPRELUDE_H
+#define CUDA_REWRITE_TOOL_PARSEPRELUDE_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace cuda_rewrite {
+
+/// Where the parse finds the prelude (a file in memory only).
+constexpr llvm::StringLiteral ParsePreludePath =
+    "/cuda-rewrite-parse-prelude/nvcc_builtins.h";
+
+/// The prelude's text.
+llvm::StringRef parsePreludeText();
+
+} // namespace cuda_rewrite
+
+#endif
