@@ -313,11 +313,13 @@ void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> Files) {
   }
 
   OS << "\n## Refusals by cause\n\n";
-  Refusals.print(OS, "refusals", "cause (pass: reason, names as '_', "
-                                 "numbers as N)");
+  Refusals.print(OS, "refusals",
+                 "cause (pass: reason, names as '_', "
+                 "numbers as N)");
   OS << "\n## Kernels with no candidate, by what the analyses say\n\n";
-  Unread.print(OS, "kernels", "the passes' analyses (names as '_', numbers "
-                              "as N)");
+  Unread.print(OS, "kernels",
+               "the passes' analyses (names as '_', numbers "
+               "as N)");
   if (Parsed == Files.size())
     return;
   OS << "\n## Files that did not parse\n\n| file | first error |\n|---|---|\n";

@@ -1,7 +1,6 @@
 //===- FileProcessor.cpp - Parse, analyse and rewrite one file ------------===//
 
 #include "tool/FileProcessor.h"
-#include "tool/ParsePrelude.h"
 #include "analysis/Candidates.h"
 #include "analysis/CudaArchRegions.h"
 #include "analysis/Pragmas.h"
@@ -11,6 +10,7 @@
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/LineDirectives.h"
+#include "tool/ParsePrelude.h"
 #include "tool/RdcCheck.h"
 
 #include "clang/AST/ASTConsumer.h"
