@@ -9,7 +9,7 @@ llvm::StringRef parsePreludeText() {
   // builtins take any pointee and operand type, as nvcc's do; a second
   // type parameter lets an operand differ from the pointee (`long long *`
   // and `1`).
-  return R"cpp(// cuda-rewrite's parse only: nvcc's atomic builtins, which clang lacks.
+  return R"cpp(// cuda-rewrite's parse only: what nvcc has and clang lacks.
 #if defined(__CUDA__) && !__has_builtin(__nv_atomic_load_n)
 enum {
   __NV_ATOMIC_RELAXED, __NV_ATOMIC_CONSUME, __NV_ATOMIC_ACQUIRE,
@@ -54,6 +54,34 @@ CUDA_REWRITE_NV_ATOMIC_FETCH(min)
 CUDA_REWRITE_NV_ATOMIC_FETCH(max)
 #undef CUDA_REWRITE_NV_ATOMIC_FETCH
 __device__ void __nv_atomic_thread_fence(int, int = __NV_THREAD_SCOPE_SYSTEM);
+#endif
+// nvcc's crt/math_functions.h and .hpp make these min and max overloads host
+// and device functions; clang's CUDA wrapper declares them for the device
+// only.
+#if defined(__CUDA__) && defined(__cplusplus)
+#define CUDA_REWRITE_HOST_MIN_MAX(R, A, B)                                     \
+  static inline __host__ R min(const A a, const B b) { return a < b ? a : b; } \
+  static inline __host__ R max(const A a, const B b) { return a > b ? a : b; }
+CUDA_REWRITE_HOST_MIN_MAX(int, int, int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned int, unsigned int, unsigned int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned int, int, unsigned int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned int, unsigned int, int)
+CUDA_REWRITE_HOST_MIN_MAX(long int, long int, long int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned long int, unsigned long int, unsigned long int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned long int, long int, unsigned long int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned long int, unsigned long int, long int)
+CUDA_REWRITE_HOST_MIN_MAX(long long int, long long int, long long int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned long long int, unsigned long long int,
+                          unsigned long long int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned long long int, long long int,
+                          unsigned long long int)
+CUDA_REWRITE_HOST_MIN_MAX(unsigned long long int, unsigned long long int,
+                          long long int)
+CUDA_REWRITE_HOST_MIN_MAX(float, float, float)
+CUDA_REWRITE_HOST_MIN_MAX(double, double, double)
+CUDA_REWRITE_HOST_MIN_MAX(double, float, double)
+CUDA_REWRITE_HOST_MIN_MAX(double, double, float)
+#undef CUDA_REWRITE_HOST_MIN_MAX
 #endif
 )cpp";
 }

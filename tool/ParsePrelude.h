@@ -3,8 +3,10 @@
 // nvcc compiles some CUDA 13 code that clang cannot parse: its atomic
 // builtins (`__nv_atomic_load_n(p, __NV_ATOMIC_RELAXED)`) are built into
 // nvcc, and their constants are declared in a header (crt/device_functions.h)
-// that clang's CUDA wrapper never includes. The tool's parse includes a
-// small header first (-include) that declares them, so such a file parses;
+// that clang's CUDA wrapper never includes; host code calls `max(a, b)`,
+// which nvcc's headers declare for the host too and clang's wrapper for the
+// device only. The tool's parse includes a small header first (-include)
+// that declares them, so such a file parses;
 // the declarations are enough for the analyses, which treat the calls as
 // calls of functions without a body (side effects they cannot see into).
 // The header lives in memory and is never written into a rewritten file.
