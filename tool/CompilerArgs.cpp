@@ -58,6 +58,9 @@ std::vector<std::string> cudaParseArgs(const CudaToolchain &TC, CudaSide Side) {
           "--cuda-gpu-arch=" + TC.GpuArch,
           "-fgpu-rdc",
           "-Wno-unknown-cuda-version",
+          // nvcc takes C++17 code with `register` locals (with a warning);
+          // clang rejects it.
+          "-Wno-register",
           "-isystem",
           std::string(Cccl),
           "-resource-dir=" + TC.ResourceDir};
