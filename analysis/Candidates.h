@@ -45,6 +45,9 @@ struct Candidate {
   /// The AST node the pass starts from (a kernel, launch or block).
   const clang::FunctionDecl *Function = nullptr;
   const clang::Stmt *Statement = nullptr;
+  /// Where the candidate is a run of Statement's statements rather than
+  /// all of them (a stage chain in a function's body): its first and last.
+  const clang::Stmt *FirstStatement = nullptr, *LastStatement = nullptr;
 };
 
 /// What the passes find their candidates with (Pass::findCandidates): the

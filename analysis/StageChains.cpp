@@ -2,6 +2,7 @@
 
 #include "analysis/StageChains.h"
 #include "analysis/FunctionTrackingVisitor.h"
+#include "analysis/HostStatements.h"
 #include "analysis/StageGraph.h"
 
 #include "clang/AST/Attr.h"
@@ -30,49 +31,103 @@ std::vector<std::string> links(const LaunchBuffers &Producer,
 
 class ChainFinder : public FunctionTrackingVisitor<ChainFinder> {
 public:
-  explicit ChainFinder(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {}
+  explicit ChainFinder(ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
 
   bool VisitCompoundStmt(CompoundStmt *Block) {
     const FunctionDecl *Enclosing = currentFunction();
     if (!Enclosing || !isHostCode(Enclosing) ||
         !SM.isWrittenInMainFile(SM.getExpansionLoc(Block->getBeginLoc())))
       return true;
-    StageChain Current;
-    std::optional<LaunchBuffers> Previous;
-    auto Flush = [&] {
-      if (Current.Launches.size() >= 2)
-        Chains.push_back(Current);
-      Current = StageChain();
-    };
+    // A run: launches with the statements between them that may stay in
+    // place while the launches move (HostStatements.h); a statement that
+    // must keep its place among them, or a launch in a loop or branch,
+    // ends it. The chains of a run share it: fusion plans a run at once,
+    // so that a stage may join any earlier one of its run.
+    Run R;
     for (const Stmt *S : Block->body()) {
       const CUDAKernelCallExpr *Launch = launchOf(S);
-      if (!Launch)
-        continue; // Statements between launches do not break a chain.
-      std::optional<LaunchBuffers> Buffers = launchBuffers(Launch);
-      std::vector<std::string> Link;
-      if (Previous && Buffers)
-        Link = links(*Previous, *Buffers);
-      if (Link.empty())
-        Flush();
-      else
-        Current.Links.push_back(Link);
-      Current.Block = Block;
-      Current.Enclosing = Enclosing;
-      Current.Launches.push_back(Launch);
-      Previous = Buffers;
+      if (!Launch) {
+        if (!R.Launches.empty())
+          R.Pending.push_back(S);
+        continue;
+      }
+      LaunchUses With = R.Uses;
+      With.add(*Launch);
+      bool Moves =
+          llvm::all_of(
+              R.Pending,
+              [&](const Stmt *B) {
+                return whyStatementKeepsItsPlace(*B, With, Ctx).empty();
+              }) &&
+          llvm::all_of(R.Between, [&](const Stmt *B) {
+            return whyStatementKeepsItsPlace(*B, With, Ctx).empty();
+          });
+      if (!Moves)
+        endRun(R);
+      R.Between.insert(R.Between.end(), R.Pending.begin(), R.Pending.end());
+      R.Pending.clear();
+      R.add(*Block, *Enclosing, S, *Launch);
     }
-    Flush();
+    endRun(R);
     return true;
   }
 
   std::vector<StageChain> Chains;
 
 private:
+  struct Run {
+    std::vector<const Stmt *> Launches; ///< Their statements.
+    /// The statements between the launches, and those after the last.
+    std::vector<const Stmt *> Between, Pending;
+    LaunchUses Uses;
+    StageChain Current; ///< The chain of links ending at the last launch.
+    std::optional<LaunchBuffers> Previous;
+    std::vector<StageChain> Chains;
+
+    void add(const CompoundStmt &Block, const FunctionDecl &Enclosing,
+             const Stmt *S, const CUDAKernelCallExpr &Launch) {
+      std::optional<LaunchBuffers> Buffers = launchBuffers(&Launch);
+      std::vector<std::string> Link;
+      if (Previous && Buffers)
+        Link = links(*Previous, *Buffers);
+      if (Link.empty())
+        endChain();
+      else
+        Current.Links.push_back(Link);
+      Current.Block = &Block;
+      Current.Enclosing = &Enclosing;
+      Current.Launches.push_back(&Launch);
+      Previous = Buffers;
+      Launches.push_back(S);
+      Uses.add(Launch);
+    }
+
+    void endChain() {
+      if (Current.Launches.size() >= 2)
+        Chains.push_back(Current);
+      Current = StageChain();
+    }
+  };
+
+  /// Records \p R's chains, each spanning the whole run, and starts a new
+  /// run.
+  void endRun(Run &R) {
+    R.endChain();
+    for (StageChain &C : R.Chains) {
+      C.First = R.Launches.front();
+      C.Last = R.Launches.back();
+      Chains.push_back(C);
+    }
+    R = Run();
+  }
+
   static bool isHostCode(const FunctionDecl *F) {
     return !F->hasAttr<CUDAGlobalAttr>() &&
            !(F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>());
   }
 
+  ASTContext &Ctx;
   const SourceManager &SM;
 };
 

@@ -3,7 +3,11 @@
 // A stage chain is a run of kernel launches in one host { } block where each
 // launch reads a buffer the previous one wrote: the shape the fusion pass
 // (PolyMage-GPU) turns into one kernel. Which buffers a kernel reads and
-// writes comes from KernelAccess.
+// writes comes from KernelAccess. A chain lies in a run of launches: host
+// statements between them that touch none of their memory (error checks,
+// synchronizations, timers, prints: HostStatements.h) are part of the run;
+// any other ends it. Fusion plans a run at once (its stage graph may join
+// a stage to any earlier one), so every chain of a run spans all of it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_REWRITE_ANALYSIS_STAGECHAINS_H
@@ -20,6 +24,9 @@ namespace cuda_rewrite {
 struct StageChain {
   const clang::CompoundStmt *Block = nullptr;
   const clang::FunctionDecl *Enclosing = nullptr;
+  /// The statements of the block that hold the first and last launch of
+  /// the chain's run.
+  const clang::Stmt *First = nullptr, *Last = nullptr;
   std::vector<const clang::CUDAKernelCallExpr *> Launches;
   /// Links[i]: the buffers launch i writes and launch i+1 reads.
   std::vector<std::vector<std::string>> Links;

@@ -1,6 +1,7 @@
 //===- StageGraph.cpp - The stages of a host block and their buffers ------===//
 
 #include "analysis/StageGraph.h"
+#include "analysis/HostStatements.h"
 #include "analysis/KernelAccess.h"
 #include "analysis/StageAccess.h"
 
@@ -52,9 +53,8 @@ bool containsLaunch(const Stmt *S) {
 /// outside the block is a reason to keep it.
 class LocalUses : public RecursiveASTVisitor<LocalUses> {
 public:
-  LocalUses(const VarDecl *Var, const CompoundStmt &Block,
-            const SourceManager &SM)
-      : Var(Var), Block(Block), SM(SM) {}
+  LocalUses(const VarDecl *Var, SourceRange Stages, const SourceManager &SM)
+      : Var(Var), Stages(Stages), SM(SM) {}
 
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
@@ -69,13 +69,13 @@ public:
       const auto *Addr = dyn_cast<UnaryOperator>(Arg);
       if (Addr && Addr->getOpcode() == UO_AddrOf)
         if (const auto *Ref = refToVar(Addr->getSubExpr()))
-          if (before(Ref->getBeginLoc(), Block.getBeginLoc())) {
+          if (before(Ref->getBeginLoc(), Stages.getBegin())) {
             Allocations.insert(Ref);
             Allocated = true;
           }
     } else if (Name == "cudaFree" || Name == "cudaFreeAsync") {
       if (const auto *Ref = refToVar(Arg))
-        if (before(Block.getEndLoc(), Ref->getBeginLoc()))
+        if (before(Stages.getEnd(), Ref->getBeginLoc()))
           Frees.insert(Ref);
     }
     return true;
@@ -85,10 +85,10 @@ public:
     if (Ref->getDecl() != Var || Allocations.count(Ref) || Frees.count(Ref))
       return true;
     SourceLocation Loc = Ref->getBeginLoc();
-    if (before(Block.getEndLoc(), Loc)) {
+    if (before(Stages.getEnd(), Loc)) {
       if (LaterUse.isInvalid())
         LaterUse = Loc;
-    } else if (before(Loc, Block.getBeginLoc())) {
+    } else if (before(Loc, Stages.getBegin())) {
       OtherEarlierUse = true;
     }
     return true;
@@ -111,14 +111,15 @@ private:
   }
 
   const VarDecl *Var;
-  const CompoundStmt &Block;
+  SourceRange Stages;
   const SourceManager &SM;
   std::set<const DeclRefExpr *> Allocations, Frees;
 };
 
-/// Why \p Decl may be read after \p Block, or "" (see the file comment);
-/// \p Fresh tells whether it holds memory the function allocated itself.
-std::string whyLive(const ValueDecl *Decl, const CompoundStmt &Block,
+/// Why \p Decl may be read after the launches in \p Stages, or "" (see the file
+/// comment); \p Fresh tells whether it holds memory the function allocated
+/// itself.
+std::string whyLive(const ValueDecl *Decl, SourceRange Stages,
                     const FunctionDecl &Enclosing, const SourceManager &SM,
                     bool &Fresh) {
   Fresh = false;
@@ -129,10 +130,10 @@ std::string whyLive(const ValueDecl *Decl, const CompoundStmt &Block,
   const auto *Var = dyn_cast<VarDecl>(Decl);
   if (!Var || !Var->hasLocalStorage())
     return "not a local variable: other code may read it";
-  LocalUses Uses(Var, Block, SM);
+  LocalUses Uses(Var, Stages, SM);
   Uses.TraverseStmt(Enclosing.getBody());
   if (Uses.LaterUse.isValid())
-    return "named after the block, at line " +
+    return "named after the launches, at line " +
            std::to_string(SM.getExpansionLineNumber(Uses.LaterUse));
   const Expr *Init = Var->getInit();
   bool NullInit =
@@ -181,20 +182,46 @@ std::optional<LaunchBuffers> launchBuffers(const CUDAKernelCallExpr *Launch) {
 }
 
 StageGraph buildStageGraph(const CompoundStmt &Block,
-                           const FunctionDecl &Enclosing, ASTContext &Ctx) {
+                           const FunctionDecl &Enclosing, ASTContext &Ctx,
+                           const Stmt *First, const Stmt *Last) {
   const SourceManager &SM = Ctx.getSourceManager();
   StageGraph G;
   G.Block = &Block;
+  // The statements from the first launch (or \p First) to the last (or
+  // \p Last): what comes before or after them keeps its place.
+  std::vector<const Stmt *> Run;
   for (const Stmt *S : Block.body()) {
+    if (S == First)
+      Run.clear();
+    if (First || Run.size() || launchOf(S))
+      Run.push_back(S);
+    if (S == Last)
+      break;
+  }
+  while (!Run.empty() && !launchOf(Run.back()))
+    Run.pop_back();
+  if (Run.empty())
+    return G;
+  G.First = Run.front();
+  G.Last = Run.back();
+
+  LaunchUses Uses;
+  for (const Stmt *S : Run)
+    if (const CUDAKernelCallExpr *Launch = launchOf(S))
+      Uses.add(*Launch);
+  for (const Stmt *S : Run) {
     const CUDAKernelCallExpr *Launch = launchOf(S);
     if (!Launch) {
       if (containsLaunch(S))
         G.Problems.push_back(lineOf(S, SM) +
                              ": a launch inside a compound statement (a "
                              "loop or a branch), not a straight-line stage");
-      else if (!isa<NullStmt>(S))
+      else if (std::string Why = whyStatementKeepsItsPlace(*S, Uses, Ctx);
+               !Why.empty())
         G.Problems.push_back(lineOf(S, SM) +
-                             ": a statement that is not a launch");
+                             ": a host statement between the launches " + Why);
+      else
+        G.MovedStatements.push_back(S);
       continue;
     }
     std::optional<LaunchBuffers> Buffers = launchBuffers(Launch);
@@ -282,7 +309,9 @@ StageGraph buildStageGraph(const CompoundStmt &Block,
     B.Kind = B.Writers.empty() ? StageGraph::Role::Input
              : ReadAfterWrite  ? StageGraph::Role::Intermediate
                                : StageGraph::Role::Output;
-    B.WhyLive = whyLive(B.Decl, Block, Enclosing, SM, B.Fresh);
+    B.WhyLive = whyLive(
+        B.Decl, SourceRange(G.First->getBeginLoc(), G.Last->getEndLoc()),
+        Enclosing, SM, B.Fresh);
     B.LiveAfter = !B.WhyLive.empty();
   }
   return G;

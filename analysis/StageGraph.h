@@ -86,6 +86,11 @@ struct StageGraph {
   };
 
   const clang::CompoundStmt *Block = nullptr;
+  /// The block's statements the graph covers: its first and last launch.
+  const clang::Stmt *First = nullptr, *Last = nullptr;
+  /// Host statements between them that touch none of the launches'
+  /// memory (HostStatements.h): fusion may run them before the launches.
+  std::vector<const clang::Stmt *> MovedStatements;
   std::vector<Stage> Stages;
   std::vector<Edge> Edges;     ///< By consumer, then producer.
   std::vector<Buffer> Buffers; ///< In order of first use.
@@ -100,10 +105,14 @@ struct StageGraph {
 };
 
 /// The stage graph of the launches in \p Block, a statement of \p Enclosing
-/// (a host function).
+/// (a host function): of all of them, or of those from statement \p First
+/// to \p Last. Statements before the first launch and after the last keep
+/// their place and are no part of it.
 StageGraph buildStageGraph(const clang::CompoundStmt &Block,
                            const clang::FunctionDecl &Enclosing,
-                           clang::ASTContext &Ctx);
+                           clang::ASTContext &Ctx,
+                           const clang::Stmt *First = nullptr,
+                           const clang::Stmt *Last = nullptr);
 
 struct StageRead;
 

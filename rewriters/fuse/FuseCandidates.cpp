@@ -52,6 +52,8 @@ void FusePass::findCandidates(CandidateFinder &Find) const {
     C.Description = describeStageChain(Chain);
     C.Function = Chain.Enclosing;
     C.Statement = Chain.Block;
+    C.FirstStatement = Chain.First;
+    C.LastStatement = Chain.Last;
     C.Annotation =
         Find.annotation(FusePass::Directive, nullptr, Chain.Launches.front());
   }

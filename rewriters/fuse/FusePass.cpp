@@ -48,7 +48,8 @@ public:
                        "where the fused kernel's namespace cannot go");
     FuseClauses Clauses = parseFuseClauses(C);
     std::vector<CostConfig> Candidates = fuseCandidates(Clauses);
-    StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx);
+    StageGraph Graph = buildStageGraph(*Block, *C.Function, Ctx,
+                                       C.FirstStatement, C.LastStatement);
     // While logging for the calibration, the groups are the maximal runs:
     // the calibration sweep measures the model's terms against fixed
     // groups (bench/experiments/fuse_cost_terms.sh).
@@ -91,7 +92,8 @@ public:
                 costStagesOf(G, Ctx), ImageExtent(), Context.Gpu,
                 CostWeights::defaults(), Candidates, kFuseSharedPerBlock))
           Own = Best->Config;
-      if (!rewriteGroup(C, G, Clauses, Own, Where, Calls.back()))
+      if (!rewriteGroup(C, G, Clauses, Own, Where, movedNote(Graph, G),
+                        Calls.back()))
         return false;
     }
     return placeSchedule(Graph, Plan, Calls) &&
@@ -192,10 +194,49 @@ private:
     return FuseTile{1, 1, 4};
   }
 
+  /// "; line 12 and lines 14-16 now run before it (...)" for the host
+  /// statements between \p G's first and last launch, which stay where
+  /// they are while the group's launch goes where its last one was.
+  std::string movedNote(const StageGraph &Graph, const FuseGroup &G) const {
+    SourceLocation Begin = G.Stages.front().Launch->getBeginLoc(),
+                   End = G.Stages.back().Launch->getBeginLoc();
+    for (const FuseStage &S : G.Stages) {
+      SourceLocation L = S.Launch->getBeginLoc();
+      if (SM.isBeforeInTranslationUnit(L, Begin))
+        Begin = L;
+      if (SM.isBeforeInTranslationUnit(End, L))
+        End = L;
+    }
+    std::vector<unsigned> Lines;
+    for (const Stmt *S : Graph.MovedStatements)
+      if (SM.isBeforeInTranslationUnit(Begin, S->getBeginLoc()) &&
+          SM.isBeforeInTranslationUnit(S->getBeginLoc(), End))
+        Lines.push_back(SM.getExpansionLineNumber(S->getBeginLoc()));
+    if (Lines.empty())
+      return "";
+    std::vector<std::string> Ranges;
+    for (size_t I = 0; I != Lines.size();) {
+      size_t J = I;
+      while (J + 1 != Lines.size() && Lines[J + 1] <= Lines[J] + 1)
+        ++J;
+      Ranges.push_back(
+          Lines[I] == Lines[J]
+              ? std::to_string(Lines[I])
+              : llvm::formatv("{0}-{1}", Lines[I], Lines[J]).str());
+      I = J + 1;
+    }
+    return llvm::formatv("; the host statements between its launches (line{0} "
+                         "{1}) touch none of their memory and now run before "
+                         "it",
+                         Lines.size() == 1 ? "" : "s", llvm::join(Ranges, ", "))
+        .str();
+  }
+
   bool rewriteGroup(const Candidate &C, const FuseGroup &G,
                     const FuseClauses &Clauses,
                     const std::optional<CostConfig> &Config,
-                    const std::string &Where, std::string &Call) {
+                    const std::string &Where, const std::string &Moved,
+                    std::string &Call) {
     std::optional<CostChoice> Model;
     if (Config)
       Model = CostChoice{*Config, cost(G, *Config)};
@@ -274,11 +315,11 @@ private:
         First, FusePass::Name,
         llvm::formatv("{0} stages ({1}) run as {2}::kernel: warp tile {3} x "
                       "{4}, {5} warps per block, {6} bytes of shared memory "
-                      "per block; on chip: {7}{9}; {8}",
+                      "per block; on chip: {7}{9}; {8}{10}",
                       G.Stages.size(), llvm::join(Stages, ", "), Name,
                       T.width(), T.Rows, T.Warps, Bytes,
                       OnChip.empty() ? "nothing" : llvm::join(OnChip, ", "),
-                      Why, Registers));
+                      Why, Registers, Moved));
     return true;
   }
 
@@ -456,14 +497,13 @@ std::string FusePass::whyNothingToRewrite(const AttachedPragma &) const {
 }
 
 bool FusePass::rewrite(PassContext &Context, const PassWork &Work) const {
-  llvm::ArrayRef<const Candidate *> Blocks = Work.Candidates;
-  // Under --auto, a block holding several chains is a candidate once per
-  // chain, but a plan covers the whole block: rewrite each block once
+  // A plan covers a block's statements from a chain's first launch to its
+  // last (all of an annotated block's): rewrite each such run once
   // (difftest: test/regress/fuse/auto-two-chains.cu).
   std::vector<const Candidate *> Unique;
-  std::set<const Stmt *> Seen;
-  for (const Candidate *C : Blocks)
-    if (!C->Statement || Seen.insert(C->Statement).second)
+  std::set<std::pair<const Stmt *, const Stmt *>> Seen;
+  for (const Candidate *C : Work.Candidates)
+    if (!C->Statement || Seen.insert({C->Statement, C->FirstStatement}).second)
       Unique.push_back(C);
   return rewriteEach<FuseRewriter>(Context, Unique);
 }

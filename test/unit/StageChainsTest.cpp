@@ -48,6 +48,21 @@ void run(float *a, float *b, float *c) {
       std::vector<std::string>{"3 launches blur -> blur -> blur via 'b', 'c'"});
 }
 
+TEST(StageChains, AStatementThatTouchesTheirMemoryBreaksTheChain) {
+  EXPECT_EQ(describe(R"cu(
+void run(float *a, float *b, float *c, float *h, int n) {
+  blur<<<1, 32>>>(a, b);
+  blur<<<1, 32>>>(b, c);
+  cudaMemcpy(h, c, 4, cudaMemcpyDeviceToHost);
+  blur<<<1, 32>>>(c, a);
+  blur<<<1, 32>>>(a, b);
+  n = 2;
+  blur<<<n, 32>>>(b, c);
+})cu"),
+            (std::vector<std::string>{"2 launches blur -> blur via 'b'",
+                                      "2 launches blur -> blur via 'a'"}));
+}
+
 TEST(StageChains, UnrelatedLaunchBreaksTheChain) {
   EXPECT_EQ(describe(R"cu(
 void run(float *a, float *b, float *c, float *d) {

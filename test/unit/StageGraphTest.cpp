@@ -149,7 +149,7 @@ void run(const float *in, float *out) {
                "v: a local that may point to memory other code reads (only "
                "one the function allocates itself, with cudaMalloc or "
                "cudaMallocAsync, and frees or drops is known dead)",
-               "w: named after the block, at line 21"}));
+               "w: named after the launches, at line 21"}));
 }
 
 TEST(StageGraph, AnAllocatedLocalNamedAfterTheBlockIsLive) {
@@ -165,7 +165,7 @@ void run(const float *in, float *out) {
   use(t);
 })cu");
   EXPECT_EQ(D.Live, (Strings{"in: a parameter: the caller may read it",
-                             "t: named after the block, at line 17",
+                             "t: named after the launches, at line 17",
                              "out: a parameter: the caller may read it"}));
 }
 
@@ -190,19 +190,38 @@ void run(const float *in, float *out, int n) {
   float *t;
   {
     copy<<<1, 32>>>(in, t);
-    cudaGetLastError();
+    cudaMemset(t, 0, 4);
     for (int i = 0; i < n; ++i)
       scale<<<1, 32>>>(t);
     opaque<<<1, 32>>>(t, out);
   }
 })cu");
   EXPECT_EQ(D.Problems,
-            (Strings{"line 13: a statement that is not a launch",
+            (Strings{"line 13: a host statement between the launches calls "
+                     "'cudaMemset', which may touch the launches' memory",
                      "line 14: a launch inside a compound statement (a loop "
                      "or a branch), not a straight-line stage",
                      "line 16: the body of 'opaque' is not visible"}));
   // The opaque kernel may read and write everything it is passed.
   EXPECT_EQ(D.Edges, (Strings{"0->1 t flow", "0->1 t output"}));
+}
+
+TEST(StageGraph, StatementsAroundTheLaunchesAreNoPartAndBetweenThemMayMove) {
+  Described D = graphOf(R"cu(
+void run(const float *in, float *out, float *h) {
+  {
+    float *t;
+    cudaMalloc(&t, 128);
+    copy<<<1, 32>>>(in, t);
+    cudaDeviceSynchronize();
+    copy<<<1, 32>>>(t, out);
+    cudaMemcpy(h, out, 128, cudaMemcpyDeviceToHost);
+    cudaFree(t);
+  }
+})cu");
+  EXPECT_TRUE(D.Problems.empty());
+  EXPECT_EQ(D.Summary, "2 stages, 1 edge, 1 component; inputs 'in'; "
+                       "intermediates 't'; outputs 'out' (live after)");
 }
 
 TEST(StageGraph, FlowEdgesCarryTheConsumersReads) {

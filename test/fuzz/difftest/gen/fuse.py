@@ -6,10 +6,12 @@ double or unsigned elements, constant tables, intermediates that are dead
 sizes that are not multiples of any tile, launches in a random order of the
 stage graph. Some programs carry a stage the pass must leave as a launch of
 its own (an inline clamp, a row loop, a pointer local, a kernel in a
-namespace or a template, dynamic shared memory, an odd guard), a statement
-other than a launch in the block (the whole block is refused) or live
+namespace or a template, dynamic shared memory, an odd guard) or live
 outputs in one allocation (the launcher's run-time fallback); they still
-check.
+check. Host statements sit between some launches: error checks,
+synchronizations and event timers, which the fused launch may follow, and
+now and then a statement that names a stage's output (a zero-byte
+cudaMemset), which the pass must refuse.
 
 Spelled programs (common.Spelling) name the image size, the block shape of
 the launches and some stage weights: any size from the generator's range,
@@ -147,8 +149,13 @@ class FuseProgram:
         self.curve = None         # a lookup table indexed by a pixel
         self.refusal = r.choice(REFUSALS) if r.random() < 0.12 else None
         self.shared_alloc = r.random() < 0.08
-        # A statement other than a launch in the block: the pass refuses it.
-        self.block_statement = r.random() < 0.06
+        # Host statements between launches (HOST_STATEMENTS), after which
+        # launch; "touch" names a stage's output: the pass refuses it.
+        self.host_statements = {}
+        if r.random() < 0.3:
+            for _ in range(r.choice([1, 1, 2])):
+                self.host_statements[r.random()] = r.choices(
+                    HOST_STATEMENTS, [3, 3, 2, 1])[0]
         self.stages = []
         self.inputs = [Buf("in0", (0, 0), [0] * 4, self.channels, "input")]
         if r.random() < 0.4:
@@ -773,8 +780,9 @@ class FuseProgram:
         pragma = " ".join(["#pragma cuda_rewrite fuse"] + self.clauses)
         lines += [pragma, "  {"]
         order = self.launch_order()
-        check_after = (self.rng.randrange(len(order)) if self.block_statement
-                       else -1)
+        statements_after = {}
+        for at, kind in sorted(self.host_statements.items()):
+            statements_after.setdefault(int(at * len(order)), []).append(kind)
         for k, st in enumerate(order):
             g = grids[st.out.level]
             # Stages whose output has one plane run one channel.
@@ -790,13 +798,30 @@ class FuseProgram:
                 kname = f"{st.name}<2>"
             lines.append(f"    {kname}<<<{g}, block{shared}>>>("
                          f"{', '.join(self.launch_args(st))});")
-            if k == check_after:
-                lines.append("    DIFFTEST_CUDA(cudaGetLastError());")
+            for kind in statements_after.get(k, []):
+                lines += ["    " + line
+                          for line in self.host_statement(kind, st)]
         lines.append("  }")
         for b in dead:
             lines.append(f"  DIFFTEST_CUDA(cudaFree({b.name}));")
         lines.append("}")
         return "\n".join(lines)
+
+    def host_statement(self, kind, stage):
+        """A host statement of `kind` after `stage`'s launch."""
+        if kind == "check":
+            return ["DIFFTEST_CUDA(cudaGetLastError());"]
+        if kind == "sync":
+            return ["DIFFTEST_CUDA(cudaDeviceSynchronize());"]
+        if kind == "timer":
+            return ["{",
+                    "  cudaEvent_t mark;",
+                    "  DIFFTEST_CUDA(cudaEventCreate(&mark));",
+                    "  DIFFTEST_CUDA(cudaEventRecord(mark));",
+                    "  DIFFTEST_CUDA(cudaEventSynchronize(mark));",
+                    "  DIFFTEST_CUDA(cudaEventDestroy(mark));",
+                    "}"]
+        return [f"DIFFTEST_CUDA(cudaMemset({stage.out.name}, 0, 0));"]
 
     def blocks(self, size, key, threads):
         """Blocks along an axis of `size` points."""
@@ -941,6 +966,11 @@ class FuseProgram:
         return "\n\n".join(parts)
 
 
+# Host statements between launches: three the fused launch may follow, one
+# that names a stage's output.
+HOST_STATEMENTS = ["check", "sync", "timer", "touch"]
+
+
 def spelled_weight(rng, ctype):
     """Another weight of the kind the generator draws (exact in floating
     point)."""
@@ -965,8 +995,11 @@ def generate(rng: random.Random, name: str,
         traits["refusal"] = p.refusal
     if p.shared_alloc:
         traits["refusal"] = traits.get("refusal", "") + " shared-allocation"
-    if p.block_statement:
-        traits["refusal"] = traits.get("refusal", "") + " block-statement"
+    if "touch" in p.host_statements.values():
+        traits["refusal"] = traits.get("refusal", "") + " host-statement"
+    if p.host_statements:
+        traits["host-statements"] = " ".join(
+            kind for _, kind in sorted(p.host_statements.items()))
     traits["refusal"] = traits.get("refusal", "").strip()
     if not traits["refusal"]:
         del traits["refusal"]

@@ -1,6 +1,5 @@
-// Two chains in one function body with a host statement between launches:
-// the fuse pass plans the body once and refuses it, remarking on the first
-// chain only.
+// Two chains in one function body, a host statement between them: each is a
+// candidate of its own, planned on its own, with its own verdict.
 __global__ void twice(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
