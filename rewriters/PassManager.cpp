@@ -12,8 +12,10 @@ using namespace llvm;
 namespace cuda_rewrite {
 
 ArrayRef<std::unique_ptr<Pass>> registeredPasses() {
+  // Every member spelled: PassOptions' default set is PassSet::all(),
+  // which asks this function for the passes.
   static const std::vector<std::unique_ptr<Pass>> Passes =
-      createPasses(PassOptions{PassSet::none()});
+      createPasses(PassOptions{PassSet::none(), false, std::nullopt});
   return Passes;
 }
 
