@@ -4,8 +4,11 @@
 #include "tool/ParsePrelude.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 
 using namespace llvm;
 
@@ -19,6 +22,31 @@ static std::string chooseCudaPath(StringRef Explicit) {
       if (!Value->empty())
         return *Value;
   return CUDA_REWRITE_DEFAULT_CUDA_PATH;
+}
+
+/// Where g++ keeps its own headers (`g++ -print-file-name=include`), or
+/// "". nvcc compiles host code with g++, which finds omp.h there whether or
+/// not -fopenmp is given; clang's resource directory has no omp.h unless
+/// LLVM's OpenMP runtime is installed, so a program that includes it would
+/// not parse.
+static std::string hostCompilerIncludeDir() {
+  ErrorOr<std::string> Gxx = sys::findProgramByName("g++");
+  if (!Gxx)
+    return "";
+  SmallString<128> Output;
+  if (sys::fs::createTemporaryFile("cuda-rewrite-gxx", "txt", Output))
+    return "";
+  FileRemover Remove(Output);
+  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Output),
+                                          StringRef("")};
+  if (sys::ExecuteAndWait(*Gxx, {*Gxx, "-print-file-name=include"},
+                          std::nullopt, Redirects, /*SecondsToWait=*/10) != 0)
+    return "";
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Output);
+  if (!Text)
+    return "";
+  std::string Dir = (*Text)->getBuffer().trim().str();
+  return sys::fs::is_directory(Dir) ? Dir : "";
 }
 
 Expected<CudaToolchain> findCudaToolchain(StringRef Explicit,
@@ -45,25 +73,26 @@ Expected<CudaToolchain> findCudaToolchain(StringRef Explicit,
         "clang's resource directory '%s' has no include/cuda_wrappers; "
         "install the clang-22 package (Debian: apt-get install clang-22)",
         TC.ResourceDir.c_str());
+  TC.HostCompilerIncludeDir = hostCompilerIncludeDir();
   return TC;
 }
 
 std::vector<std::string> cudaParseArgs(const CudaToolchain &TC, CudaSide Side) {
   SmallString<256> Cccl(TC.CudaPath);
   sys::path::append(Cccl, "include", "cccl");
-  return {"-x",
-          "cuda",
-          Side == CudaSide::Host ? "--cuda-host-only" : "--cuda-device-only",
-          "--cuda-path=" + TC.CudaPath,
-          "--cuda-gpu-arch=" + TC.GpuArch,
-          "-fgpu-rdc",
-          "-Wno-unknown-cuda-version",
-          // nvcc takes C++17 code with `register` locals (with a warning);
-          // clang rejects it.
-          "-Wno-register",
-          "-isystem",
-          std::string(Cccl),
-          "-resource-dir=" + TC.ResourceDir};
+  std::vector<std::string> Args = {
+      "-x", "cuda",
+      Side == CudaSide::Host ? "--cuda-host-only" : "--cuda-device-only",
+      "--cuda-path=" + TC.CudaPath, "--cuda-gpu-arch=" + TC.GpuArch,
+      "-fgpu-rdc", "-Wno-unknown-cuda-version",
+      // nvcc takes C++17 code with `register` locals (with a warning);
+      // clang rejects it.
+      "-Wno-register", "-isystem", std::string(Cccl),
+      "-resource-dir=" + TC.ResourceDir};
+  // Last, so that only what no other directory has is found there.
+  if (!TC.HostCompilerIncludeDir.empty())
+    Args.insert(Args.end(), {"-idirafter", TC.HostCompilerIncludeDir});
+  return Args;
 }
 
 clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster(const CudaToolchain &TC,

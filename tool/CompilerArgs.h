@@ -25,6 +25,9 @@ struct CudaToolchain {
   std::string CudaPath;    ///< Root of the CUDA toolkit.
   std::string ResourceDir; ///< Clang's resource directory.
   std::string GpuArch = "sm_90";
+  /// The host compiler's own headers (g++'s omp.h), searched after all
+  /// others; empty where there is no g++.
+  std::string HostCompilerIncludeDir;
 };
 
 /// The CUDA toolkit to use: \p Explicit if non-empty, else $CUDA_PATH, else

@@ -10,8 +10,10 @@
 #include "rewriters/common/Remarks.h"
 #include "tool/CompilationDatabase.h"
 #include "tool/LineDirectives.h"
+#include "tool/LineEndings.h"
 #include "tool/ParsePrelude.h"
 #include "tool/RdcCheck.h"
+#include "tool/RemovedApis.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -171,6 +173,15 @@ public:
     std::vector<AttachedPragma> Attached = attachPragmas(Ctx, Pragmas);
     if (Diags.hasErrorOccurred())
       return;
+    const ToolOptions &Opts = Settings.Opts;
+    // Calls of functions CUDA 13 removed: errors, or renames with
+    // --fix-removed-apis (the host side sees every host call; a listing
+    // with the option reports on the file as it would be fixed).
+    EditSet Edits(SM);
+    if (!Settings.OnlyIn && !(Opts.FixRemovedApis && Opts.rewritesNothing()) &&
+        reportRemovedApis(Ctx, Opts.FixRemovedApis ? &Edits : nullptr,
+                          Opts.Remarks))
+      return;
     if (!Settings.OnlyIn && !mainFileHasCudaCode(Ctx))
       Diags.Report(SM.getLocForStartOfFile(SM.getMainFileID()),
                    Diags.getCustomDiagID(
@@ -185,7 +196,6 @@ public:
       if (Settings.keeps(C.Offset))
         Candidates.push_back(std::move(C));
 
-    const ToolOptions &Opts = Settings.Opts;
     PassOptions PassOpts{Opts.Passes, Opts.Auto,
                          parseGranularity(Opts.AggregateGranularity)};
     ParseFindings Found{Pragmas, Attached, Candidates, Regions};
@@ -203,7 +213,6 @@ public:
       return;
     }
 
-    EditSet Edits(SM);
     Remarks Remark(Diags, {Opts.Remarks, Opts.Auto, Opts.WarningsAsErrors});
     bool Ran = rewriteParse(Ctx, Found, Settings, PassOpts, Remark, Edits);
     Out.Counts = Remark.counts();
@@ -305,6 +314,10 @@ SideOutput runSide(const ToolOptions &Opts,
   tooling::ClangTool Tool(FirstOnly, {Path.str()},
                           std::make_shared<PCHContainerOperations>(), FS);
   Tool.mapVirtualFile(ParsePreludePath, parsePreludeText());
+  static const std::optional<PatchedHeader> Wrapper =
+      patchedCudaRuntimeWrapper(Toolchain.ResourceDir);
+  if (Wrapper)
+    Tool.mapVirtualFile(Wrapper->Path, Wrapper->Text);
   Tool.clearArgumentsAdjusters();
   Tool.appendArgumentsAdjuster(commandAdjuster(Opts, Toolchain, Side, FS));
   Tool.setPrintErrorMessage(false);
@@ -446,7 +459,8 @@ FileResult processFile(const ToolOptions &Opts,
                           toString(LaidOut.takeError()) + "\n";
     return Result;
   }
-  Edits = std::move(*LaidOut);
+  // Generated text takes the file's line ending (a CRLF file stays CRLF).
+  Edits = withLineEndingsOf(Result.Output.Original, *LaidOut);
   Expected<std::string> Rewritten =
       Opts.LineDirectives
           ? applyWithLineDirectives(Result.Output.Original, Edits,

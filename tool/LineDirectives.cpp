@@ -1,6 +1,7 @@
 //===- LineDirectives.cpp - #line directives in rewritten files -----------===//
 
 #include "tool/LineDirectives.h"
+#include "tool/LineEndings.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -254,7 +255,14 @@ Expected<std::string> applyWithLineDirectives(StringRef Original,
   std::vector<size_t> Safe = safeLineStarts(Plain);
   StringRef Text = Plain;
   size_t Body = Text.starts_with("\xEF\xBB\xBF") ? 3 : 0; // After a BOM.
-  std::string Result = Text.take_front(Body).str() + lineDirective(1, FileName);
+  // In a CRLF file the directives end their lines as the file does.
+  const char *Newline = endsLinesWithCrlf(Original) ? "\r\n" : "\n";
+  auto Directive = [&](unsigned Line) {
+    std::string D = lineDirective(Line, FileName);
+    D.pop_back();
+    return D + Newline;
+  };
+  std::string Result = Text.take_front(Body).str() + Directive(1);
   unsigned Presumed = 1; // What the compiler takes the line at Counted for.
   size_t Counted = Body, Copied = Body;
   for (const Spot &S : Spots) {
@@ -266,7 +274,7 @@ Expected<std::string> applyWithLineDirectives(StringRef Original,
         !std::binary_search(Safe.begin(), Safe.end(), S.Offset))
       continue;
     Result += Text.slice(Copied, S.Offset);
-    Result += lineDirective(S.Line, FileName);
+    Result += Directive(S.Line);
     Copied = S.Offset;
     Presumed = S.Line;
   }

@@ -66,6 +66,14 @@ cl::opt<bool> FollowSymlinks(
              "points to, keeping the link, and follow linked directories "
              "inside --output-dir; without it, such outputs are refused"),
     cl::cat(Category));
+cl::opt<bool> FixRemovedApis(
+    "fix-removed-apis",
+    cl::desc("Replace calls of runtime functions CUDA 13 removed by their "
+             "successors where a new name is all it takes "
+             "(cudaThreadSynchronize -> cudaDeviceSynchronize and the rest "
+             "of cudaThread*); without it, each such call is an error with "
+             "a fix-it"),
+    cl::cat(Category));
 cl::opt<bool> Diff("diff",
                    cl::desc("Print a unified diff against the input instead "
                             "of the rewritten file"),
@@ -189,6 +197,7 @@ Expected<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
   Opts.OutputDir = OutputDir;
   Opts.InPlace = InPlace;
   Opts.FollowSymlinks = FollowSymlinks;
+  Opts.FixRemovedApis = FixRemovedApis;
   Opts.Diff = Diff;
   Opts.LineDirectives = LineDirectives;
   Opts.ExportFixes = ExportFixes;

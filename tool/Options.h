@@ -43,6 +43,9 @@ struct ToolOptions {
   bool Auto = false;
   std::string Only, Disable;
   std::string AggregateGranularity; ///< Overrides the pragmas' when set.
+  /// Rename calls of runtime functions CUDA 13 removed (RemovedApis.h)
+  /// instead of reporting them as errors.
+  bool FixRemovedApis = false;
   PassSet Passes = PassSet::all();
 
   std::string Gpu = "sm_90";

@@ -1,10 +1,16 @@
 //===- ParsePrelude.cpp - What nvcc builds in and clang lacks -------------===//
 
 #include "tool/ParsePrelude.h"
+#include "tool/RemovedApis.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include <string>
 
 namespace cuda_rewrite {
 
-llvm::StringRef parsePreludeText() {
+namespace {
+
+llvm::StringRef builtinsText() {
   // The constants' values are CUDA 13's (crt/device_functions.h). The
   // builtins take any pointee and operand type, as nvcc's do; a second
   // type parameter lets an operand differ from the pointee (`long long *`
@@ -84,6 +90,46 @@ CUDA_REWRITE_HOST_MIN_MAX(double, double, float)
 #undef CUDA_REWRITE_HOST_MIN_MAX
 #endif
 )cpp";
+}
+
+} // namespace
+
+llvm::StringRef parsePreludeText() {
+  // CUDA 13 removed runtime functions old programs call: declared again so
+  // that such a file parses, for RemovedApis to report or replace.
+  static const std::string Text =
+      builtinsText().str() + removedApiDeclarations();
+  return Text;
+}
+
+std::optional<PatchedHeader>
+patchedCudaRuntimeWrapper(llvm::StringRef ResourceDir) {
+  llvm::SmallString<256> Path(ResourceDir);
+  llvm::sys::path::append(Path, "include", "__clang_cuda_runtime_wrapper.h");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> File =
+      llvm::MemoryBuffer::getFile(Path);
+  if (!File)
+    return std::nullopt;
+  llvm::StringRef Text = (*File)->getBuffer();
+  // clang 22's definitions, replaced by using-declarations of the global
+  // functions, which by then include the device-side ones declared above
+  // them (<cstdlib>'s own came before those and name only the host's).
+  static constexpr llvm::StringLiteral Own =
+      "namespace std {\n"
+      "__device__ static inline void free(void *__ptr) { ::free(__ptr); }\n"
+      "__device__ static inline void *malloc(size_t __size) {\n"
+      "  return ::malloc(__size);\n"
+      "}\n"
+      "} // namespace std\n";
+  size_t At = Text.find(Own);
+  if (At == llvm::StringRef::npos ||
+      Text.find(Own, At + 1) != llvm::StringRef::npos)
+    return std::nullopt;
+  std::string Patched = Text.take_front(At).str() +
+                        "namespace std { using ::free; using ::malloc; } "
+                        "// cuda-rewrite's parse: nvcc's overloads\n" +
+                        Text.drop_front(At + Own.size()).str();
+  return PatchedHeader{Path.str().str(), std::move(Patched)};
 }
 
 } // namespace cuda_rewrite

@@ -5,7 +5,8 @@
 // nvcc, and their constants are declared in a header (crt/device_functions.h)
 // that clang's CUDA wrapper never includes; host code calls `max(a, b)`,
 // which nvcc's headers declare for the host too and clang's wrapper for the
-// device only. The tool's parse includes a small header first (-include)
+// device only; CUDA 13 removed runtime functions older programs call
+// (RemovedApis.h). The tool's parse includes a small header first (-include)
 // that declares them, so such a file parses;
 // the declarations are enough for the analyses, which treat the calls as
 // calls of functions without a body (side effects they cannot see into).
@@ -16,6 +17,8 @@
 #define CUDA_REWRITE_TOOL_PARSEPRELUDE_H
 
 #include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
 
 namespace cuda_rewrite {
 
@@ -25,6 +28,19 @@ constexpr llvm::StringLiteral ParsePreludePath =
 
 /// The prelude's text.
 llvm::StringRef parsePreludeText();
+
+/// Clang's CUDA runtime wrapper header under \p ResourceDir, where the
+/// parse finds it, and its text with device-side `std::malloc` and
+/// `std::free` made the same functions as `::malloc` and `::free`: clang
+/// defines them as functions of their own, so that with `using namespace
+/// std;` device code's `malloc(n)`, which nvcc takes, is ambiguous. Nullopt
+/// where the header is not as expected (another clang): it is then parsed
+/// as it is.
+struct PatchedHeader {
+  std::string Path, Text;
+};
+std::optional<PatchedHeader>
+patchedCudaRuntimeWrapper(llvm::StringRef ResourceDir);
 
 } // namespace cuda_rewrite
 

@@ -7,7 +7,12 @@
 //   declared in a header clang's CUDA wrapper never includes;
 // - host code calling min and max, which nvcc declares for the host too and
 //   clang's wrapper for the device only;
-// - `register` locals in C++17, which nvcc takes with a warning.
+// - `register` locals in C++17, which nvcc takes with a warning;
+// - <omp.h>, which g++ (nvcc's host compiler) has among its own headers and
+//   clang only with LLVM's OpenMP runtime installed;
+// - device code calling malloc and free under `using namespace std;`, which
+//   clang's CUDA wrapper made ambiguous (its std::malloc and std::free are
+//   functions of their own; nvcc's are the global ones).
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile -std=c++17 %t.cu -o %t.o
@@ -23,6 +28,18 @@ __device__ unsigned long long counted(unsigned long long *counter) {
 
 __global__ void count(unsigned long long *counter, unsigned long long *seen) {
   seen[threadIdx.x] = counted(counter);
+}
+
+#include <cstdlib>
+using namespace std;
+
+__global__ void scratch(int n, int *out) {
+  int *p = (int *)malloc(n * sizeof(int));
+  p[0] = n;
+  out[threadIdx.x] = p[0];
+  free(p);
+  int *q = (int *)std::malloc(sizeof(int));
+  std::free(q);
 }
 
 #pragma cuda_rewrite systolic
@@ -45,8 +62,12 @@ float largestError(const float *a, const float *b, int n, unsigned *worst) {
   return max(e, 0.5);
 }
 
+#include <omp.h>
+
 void run(const float *in, float *out, int W, int H) {
   dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
+  if (omp_get_max_threads() < 1)
+    return;
   smooth<<<grid, block>>>(in, out, W, H);
 }
 
