@@ -360,16 +360,16 @@ private:
     if (End < buffer().size() && buffer()[End] == ';')
       ++End;
     // `if (...) launch;` needs braces around what replaces the launch.
-    bool Braces = Plan.LaunchIf->getThen() == S;
+    bool Braces = Plan.LaunchParent->getThen() == S;
     CodeWriter W;
     if (Braces) {
-      Begin = offset(Plan.LaunchIf->getRParenLoc()) + 1;
+      Begin = offset(Plan.LaunchParent->getRParenLoc()) + 1;
       CodeWriter::Block Then = W.block("{");
       handOver(W);
     } else {
       handOver(W);
     }
-    std::string At = Braces ? indentOf(Plan.LaunchIf->getBeginLoc())
+    std::string At = Braces ? indentOf(Plan.LaunchParent->getBeginLoc())
                             : indentOf(S->getBeginLoc());
     add(Begin, End, (Braces ? " " : "") + inPlace(W, At));
   }

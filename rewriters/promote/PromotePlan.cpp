@@ -291,44 +291,67 @@ private:
     return "";
   }
 
-  /// The self-launch sits in `if (threadIdx.x == 0 && cond) { ... }`, a
-  /// statement of the kernel's body itself, as a statement of its own.
+  /// The self-launch sits in an `if` that is a statement of the kernel's
+  /// body itself, as a statement of its own, maybe inside further `if`s
+  /// (`if (tid == 0) { if (more) next<<<..>>>(..); }`); the conjuncts of
+  /// their conditions select one thread of the block (isThreadZeroTest)
+  /// and give the condition under which the chain goes on.
   std::string findGuard() {
-    const Stmt *LaunchStmt = nullptr;
     for (const Stmt *S : Plan.Body->body()) {
       const auto *If = dyn_cast<IfStmt>(S);
       if (!If || !containsKernelLaunch(If))
         continue;
       Plan.LaunchIf = If;
-      if (const auto *Then = dyn_cast<CompoundStmt>(If->getThen())) {
-        for (const Stmt *T : Then->body())
-          if (isLaunchStatement(T))
-            LaunchStmt = T;
-      } else if (isLaunchStatement(If->getThen())) {
-        LaunchStmt = If->getThen();
+      Plan.LaunchParent = If;
+      Plan.LaunchStmt = nullptr;
+      std::vector<const Expr *> Conjuncts;
+      for (const IfStmt *Cur = If; Cur;) {
+        if (Cur->getElse() || Cur->getInit() || Cur->getConditionVariable())
+          return "an `if` around the self-launch has an else branch, an "
+                 "initializer or a declaration";
+        splitConjuncts(Cur->getCond(), Conjuncts);
+        Plan.LaunchParent = Cur;
+        const Stmt *Inner = statementWithLaunch(Cur->getThen());
+        Cur = nullptr;
+        if (Inner && isLaunchStatement(Inner))
+          Plan.LaunchStmt = Inner;
+        else if (Inner)
+          Cur = dyn_cast<IfStmt>(Inner);
       }
+      if (!Plan.LaunchStmt)
+        break;
+      bool Guarded = false;
+      for (const Expr *C : Conjuncts) {
+        if (!Guarded && isThreadZeroTest(C))
+          Guarded = true;
+        else
+          Plan.Conditions.push_back(C);
+      }
+      if (!Guarded)
+        return "the self-launch is not guarded by a test that selects one "
+               "thread of the block (`threadIdx.x == 0`, or a local that "
+               "holds threadIdx.x compared with 0): one thread must launch "
+               "the next link";
+      return "";
     }
-    if (!Plan.LaunchIf || !LaunchStmt)
-      return "the self-launch is not a statement of an `if (threadIdx.x == 0 "
-             "&& ...)` in the kernel's body itself";
-    Plan.LaunchStmt = LaunchStmt;
-    const IfStmt *If = Plan.LaunchIf;
-    if (If->getElse() || If->getInit() || If->getConditionVariable())
-      return "the `if` around the self-launch has an else branch, an "
-             "initializer or a declaration";
-    std::vector<const Expr *> Conjuncts;
-    splitConjuncts(If->getCond(), Conjuncts);
-    bool Guarded = false;
-    for (const Expr *C : Conjuncts) {
-      if (!Guarded && isThreadZeroTest(C))
-        Guarded = true;
-      else
-        Plan.Conditions.push_back(C);
-    }
-    if (!Guarded)
-      return "the self-launch is not guarded by `threadIdx.x == 0`: one "
-             "thread must launch the next link";
-    return "";
+    return "the self-launch is not a statement of an `if (threadIdx.x == 0 "
+           "&& ...)` in the kernel's body itself (or of `if`s nested in it)";
+  }
+
+  /// The statement of \p Then (an `if`'s branch) that holds the launch:
+  /// itself, or the one statement of its block that does.
+  static const Stmt *statementWithLaunch(const Stmt *Then) {
+    const auto *Block = dyn_cast<CompoundStmt>(Then);
+    if (!Block)
+      return Then;
+    const Stmt *Found = nullptr;
+    for (const Stmt *T : Block->body())
+      if (containsKernelLaunch(T)) {
+        if (Found)
+          return nullptr;
+        Found = T;
+      }
+    return Found;
   }
 
   static bool isLaunchStatement(const Stmt *S) {
@@ -348,22 +371,54 @@ private:
     Out.push_back(E);
   }
 
+  /// `threadIdx.x == 0` (either way round), `!threadIdx.x` or
+  /// `threadIdx.x < 1`, where threadIdx.x may also be a local of the body
+  /// that holds it and is never changed (`int tid = threadIdx.x;`): true for
+  /// exactly one thread of a one-dimensional block.
   bool isThreadZeroTest(const Expr *E) const {
-    const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
-    if (!B || B->getOpcode() != BO_EQ)
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Not = dyn_cast<UnaryOperator>(E);
+        Not && Not->getOpcode() == UO_LNot)
+      return isThreadX(Not->getSubExpr());
+    const auto *B = dyn_cast<BinaryOperator>(E);
+    if (!B)
       return false;
-    auto IsZero = [&](const Expr *Side) {
+    auto IsConstant = [&](const Expr *Side, int64_t Value) {
       Expr::EvalResult R;
-      return Side->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 0 &&
+      return Side->EvaluateAsInt(R, Ctx) && R.Val.getInt() == Value &&
              Pins.pin(Side, Ctx);
     };
-    auto IsThreadX = [&](const Expr *Side) {
-      std::string T = text(Side->getSourceRange());
-      llvm::erase_if(T, [](char C) { return C == ' '; });
-      return T == "threadIdx.x";
-    };
-    return (IsThreadX(B->getLHS()) && IsZero(B->getRHS())) ||
-           (IsZero(B->getLHS()) && IsThreadX(B->getRHS()));
+    switch (B->getOpcode()) {
+    case BO_EQ:
+    case BO_LE:
+      return (isThreadX(B->getLHS()) && IsConstant(B->getRHS(), 0)) ||
+             (B->getOpcode() == BO_EQ && IsConstant(B->getLHS(), 0) &&
+              isThreadX(B->getRHS()));
+    case BO_LT:
+      return isThreadX(B->getLHS()) && IsConstant(B->getRHS(), 1);
+    default:
+      return false;
+    }
+  }
+
+  bool isThreadX(const Expr *E) const {
+    E = E->IgnoreParenImpCasts();
+    std::string T = text(E->getSourceRange());
+    llvm::erase_if(T, [](char C) { return C == ' '; });
+    if (T == "threadIdx.x")
+      return true;
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+        !Var->getInit() || !Var->getType()->isIntegerType() ||
+        Ctx.getTypeSize(Var->getType()) < 32) // A char would wrap.
+      return false;
+    const auto *Owner = dyn_cast<FunctionDecl>(Var->getDeclContext());
+    if (!Owner || Owner->getCanonicalDecl() != Kernel.getCanonicalDecl())
+      return false;
+    ModifiedParams Changes;
+    Changes.TraverseStmt(const_cast<CompoundStmt *>(Plan.Body));
+    return !Changes.Modified.contains(Var) && isThreadX(Var->getInit());
   }
 
   /// The expression written for a dim3 argument: `x` of an implicit

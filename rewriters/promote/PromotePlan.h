@@ -62,10 +62,12 @@ struct PromotePlan {
   ConfigPins Pins;
   const clang::CompoundStmt *Body = nullptr;
   PromoteVariant Variant;
-  /// The self-launch, the top-level `if` that guards it (thread 0) and the
-  /// statement of that `if` that launches.
+  /// The self-launch, the top-level `if` that guards it (thread 0), the
+  /// innermost `if` around it (LaunchIf itself unless `if`s are nested)
+  /// and the statement of that `if` that launches.
   const clang::CUDAKernelCallExpr *SelfLaunch = nullptr;
   const clang::IfStmt *LaunchIf = nullptr;
+  const clang::IfStmt *LaunchParent = nullptr;
   const clang::Stmt *LaunchStmt = nullptr;
   /// The conjuncts of the launch condition but the thread-0 test (none:
   /// the chain always continues), and whether they can be evaluated at the

@@ -29,12 +29,23 @@ __global__ void twice(int *out, int chunk) {
     twice<<<1, 64, 0, cudaStreamTailLaunch>>>(out, chunk + 2);
 }
 
-// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: cannot promote 'everyThread' (P): the self-launch is not guarded by `threadIdx.x == 0`: one thread must launch the next link [promote] [-Wcuda-rewrite-refused]
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: cannot promote 'everyThread' (P): the self-launch is not guarded by a test that selects one thread of the block (`threadIdx.x == 0`, or a local that holds threadIdx.x compared with 0): one thread must launch the next link [promote] [-Wcuda-rewrite-refused]
 #pragma cuda_rewrite promote
 __global__ void everyThread(int *out, int chunk) {
   out[chunk * 64 + threadIdx.x] = chunk;
   if (chunk < 8)
     everyThread<<<1, 64, 0, cudaStreamTailLaunch>>>(out, chunk + 1);
+}
+
+// A local that once held threadIdx.x but changes selects no one thread.
+// CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: cannot promote 'movedLead' (P): the self-launch is not guarded by a test that selects one thread of the block
+#pragma cuda_rewrite promote
+__global__ void movedLead(int *out, int chunk) {
+  int lead = threadIdx.x;
+  lead += chunk;
+  out[chunk * 64 + threadIdx.x] = chunk;
+  if (lead == 0 && chunk < 8)
+    movedLead<<<1, 64, 0, cudaStreamTailLaunch>>>(out, chunk + 1);
 }
 
 // CHECK: refusals.cu:[[@LINE+2]]:17: warning: not rewritten: cannot promote 'looped' (P): the self-launch (line {{[0-9]+}}) is inside a loop [promote] [-Wcuda-rewrite-refused]
@@ -130,6 +141,7 @@ void host(int *out, const int *in) {
   blocks<<<1, 128>>>(out, 0);
   twice<<<1, 64>>>(out, 0);
   everyThread<<<1, 64>>>(out, 0);
+  movedLead<<<1, 64>>>(out, 0);
   looped<<<1, 64>>>(out, 0);
   forgotten<<<1, 64>>>(out, 0);
   noBoundary<<<1, 64>>>(out, 0);

@@ -138,6 +138,13 @@ class Chain:
             self.overlap = False
         self.pred = rng.choice(["x % 2 == 0", "x % 3 == 0", "x < 400",
                                 "(x & 5) == 1"])
+        # How the launching thread is selected: threadIdx.x == 0, !threadIdx.x,
+        # a local holding threadIdx.x, or the condition in an if of its own
+        # inside the thread's.
+        self.guard_style = "plain"
+        if self.refusal is None:
+            self.guard_style = rng.choices(
+                ["plain", "not", "local", "nested"], [5, 1, 2, 2])[0]
         K = f"{name}_kBlock"
         self.K, self.C = K, f"{name}_kChunk"
         self.kname = f"{name}_{self.kind}"
@@ -196,6 +203,12 @@ class Chain:
             cfg += (["0"] if len(cfg) == 2 else []) + ["cudaStreamTailLaunch"]
         if self.refusal == "not-thread0":
             guard = f"threadIdx.x == {self.K} - 1"
+        lead = []
+        if guard == "threadIdx.x == 0" and self.guard_style == "not":
+            guard = "!threadIdx.x"
+        elif guard == "threadIdx.x == 0" and self.guard_style == "local":
+            lead = [indent + "const int lead = threadIdx.x;"]
+            guard = "lead == 0"
         head = f"if ({guard} && {cond})" if cond != "true" else f"if ({guard})"
         if self.refusal == "macro":
             call = f"{self.name}_NEXT({', '.join(args)});"
@@ -203,10 +216,16 @@ class Chain:
                           f"{', '.join(cfg)}>>>(__VA_ARGS__)")
         else:
             call = f"{self.kname}<<<{', '.join(cfg)}>>>({', '.join(args)});"
-        if len(indent + "  " + call) > 80:
+        nested = (guard == "threadIdx.x == 0" and cond != "true" and
+                  self.guard_style == "nested")
+        inner = indent + ("    " if nested else "  ")
+        if len(inner + call) > 80:
             cut = call.index(">>>(") + 4
-            call = call[:cut] + "\n" + indent + "      " + call[cut:]
-        return [indent + head, indent + "  " + call]
+            call = call[:cut] + "\n" + inner + "    " + call[cut:]
+        if nested:
+            return [indent + f"if ({guard}) {{", indent + f"  if ({cond})",
+                    inner + call, indent + "}"]
+        return lead + [indent + head, inner + call]
 
     def chunk_index(self):
         """Declarations of `begin`, the parameter, the step, the condition
@@ -757,6 +776,8 @@ class Chain:
                 t["condition"] = "speculative"
         if self.refusal:
             t["refusal"] = self.refusal
+        if self.guard_style != "plain":
+            t["guard"] = self.guard_style
         return t
 
 
