@@ -68,6 +68,46 @@ struct Site {
   bool Asked = false;
   /// The parent's launch of itself.
   bool Recursive = false;
+  /// Why the launch's stream does not stop it joining the others, if it
+  /// names one.
+  std::string StreamNote;
+};
+
+/// The uses of a local stream in its kernel: created (cudaStreamCreate*
+/// with its address), destroyed, and anything else.
+struct StreamUses : RecursiveASTVisitor<StreamUses> {
+  explicit StreamUses(const VarDecl *Stream) : Stream(Stream) {}
+
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (!F || !F->getIdentifier() || Call->getNumArgs() == 0)
+      return true;
+    const Expr *First = Call->getArg(0)->IgnoreParenImpCasts();
+    if (const auto *Addr = dyn_cast<UnaryOperator>(First);
+        Addr && Addr->getOpcode() == UO_AddrOf &&
+        F->getName().starts_with("cudaStreamCreate") &&
+        named(Addr->getSubExpr()))
+      Creates.push_back(Call);
+    else if (F->getName() == "cudaStreamDestroy" && named(First))
+      Known.insert(cast<DeclRefExpr>(First));
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (Ref->getDecl() == Stream)
+      Refs.push_back(Ref);
+    return true;
+  }
+
+  bool named(const Expr *E) const {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl() == Stream;
+  }
+
+  const VarDecl *Stream;
+  std::vector<const CallExpr *> Creates;
+  std::vector<const DeclRefExpr *> Refs;
+  std::set<const DeclRefExpr *> Known; ///< The destroys' references.
 };
 
 /// Facts about a parent kernel's body that decide block granularity.
@@ -178,6 +218,57 @@ private:
     return nullptr;
   }
 
+  /// Where \p Stream, the stream of \p Call in \p Parent, orders the
+  /// launch against nothing, why (for the remark); else "". It must be a
+  /// local the thread creates (cudaStreamCreate*) in the block that holds
+  /// the launch, used by no other launch or call but its destruction: work
+  /// in a stream of its own is unordered with every other launch, as the
+  /// aggregated launch's children are with each other (cdpSimpleQuicksort
+  /// creates one per recursive launch).
+  std::string whyStreamOrdersNothing(const Expr *Stream,
+                                     const CUDAKernelCallExpr *Call,
+                                     const FunctionDecl *Parent) const {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Stream->IgnoreParenImpCasts());
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+        Var->getInit())
+      return "";
+    StreamUses Uses(Var);
+    Uses.TraverseStmt(Parent->getBody());
+    if (Uses.Creates.size() != 1)
+      return "";
+    // Every reference: the creation's, the destructions', this launch's.
+    for (const DeclRefExpr *R : Uses.Refs)
+      if (R != Ref && !Uses.Known.count(R) &&
+          !(isa<UnaryOperator>(parentOf(R)) &&
+            parentOf(parentOf(R)) == Uses.Creates.front()))
+        return "";
+    // Created in the statement list that declares it and holds the launch,
+    // so that each launch has a stream of its own even in a loop.
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(parentOf(parentOf(Var)));
+    if (!Block || !holds(Block, Uses.Creates.front()) || !holds(Block, Call))
+      return "";
+    return "its stream '" + Var->getNameAsString() +
+           "' is created for this launch alone (line " +
+           std::to_string(
+               SM.getExpansionLineNumber(Uses.Creates.front()->getBeginLoc())) +
+           ") and orders nothing else, so the launch joins the others";
+  }
+
+  /// The direct parent of \p Node in the AST, or null.
+  template <typename T> const Stmt *parentOf(const T *Node) const {
+    DynTypedNodeList Parents = Ctx.getParents(*Node);
+    return Parents.empty() ? nullptr : Parents[0].template get<Stmt>();
+  }
+
+  /// Whether \p S is (inside) a statement of \p Block itself.
+  bool holds(const CompoundStmt *Block, const Stmt *S) const {
+    for (const Stmt *P = S; P; P = parentOf(P))
+      if (P == Block)
+        return true;
+    return false;
+  }
+
   /// Why block granularity cannot rewrite this launch, or "".
   std::string blockRefusal(const CUDAKernelCallExpr *Call,
                            const FunctionDecl *Parent) const {
@@ -234,11 +325,17 @@ private:
     ChildKernelInfo Info = analyzeChildKernel(*Child);
     if (Info.Refused)
       return refuse(C, Info.Refused->Reason);
+    std::string StreamNote;
     if (const Expr *Stream = launchConfigArg(Call, 3))
       if (!Stream->isNullPointerConstant(Ctx,
-                                         Expr::NPC_ValueDependentIsNotNull))
-        return refuse(C, "the launch names a stream; launches on different "
-                         "streams cannot be aggregated");
+                                         Expr::NPC_ValueDependentIsNotNull)) {
+        StreamNote = whyStreamOrdersNothing(Stream, Call, Parent);
+        if (StreamNote.empty())
+          return refuse(C, "the launch names a stream that may order it "
+                           "after or before other work (only a stream the "
+                           "thread creates for this launch alone, next to "
+                           "it, and at most destroys, orders nothing)");
+      }
     if (Info.HasBarriers && !isConstantBlock(launchConfigArg(Call, 1)))
       return refuse(C, "the child uses __syncthreads and the launch's block "
                        "size is not a compile-time constant: in blocks larger "
@@ -253,8 +350,10 @@ private:
                            ": that is sound only when the launch's block size "
                            "is one compile-time constant integer");
 
-    Site S{&C, Call, Parent, Child, Granularity::Warp, {}, Info, "", ""};
+    Site S{&C,    Call,  Parent, Child, Granularity::Warp, {}, Info, "", "",
+           false, false, false,  ""};
     S.Recursive = Recursive;
+    S.StreamNote = std::move(StreamNote);
     std::optional<Granularity> Asked = Override;
     if (!Asked && C.Annotation)
       if (const PragmaClause *Clause = C.Annotation->clause("granularity"))
@@ -666,6 +765,8 @@ private:
             (Scalars.empty() ? std::string("none") : join(Scalars, ", "));
     Text += "; per-launch arguments: " +
             (PerLaunch.empty() ? std::string("none") : join(PerLaunch, ", "));
+    if (!S.StreamNote.empty())
+      Text += "; " + S.StreamNote;
     return Text;
   }
 

@@ -34,7 +34,7 @@ __global__ void parent(int *p, const int *sizes, int n, cudaStream_t stream) {
   // are aggregated at block or kernel granularity (see recursion.cu).
   // NESTED: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the child kernel 'nested' launches kernels itself, and those launches are not aggregated at block or kernel granularity [aggregate] [-Wcuda-rewrite-refused]
   nested<<<1, 32>>>(p, 3);
-  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the launch names a stream; launches on different streams cannot be aggregated [aggregate] [-Wcuda-rewrite-refused]
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the launch names a stream that may order it after or before other work (only a stream the thread creates for this launch alone, next to it, and at most destroys, orders nothing) [aggregate] [-Wcuda-rewrite-refused]
   leaf<<<1, 32, 0, stream>>>(p);
   // The refused launches above stay, made by every thread: waiting at a
   // block-wide barrier with them in flight hung, so this one is aggregated

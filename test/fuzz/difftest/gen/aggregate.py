@@ -10,6 +10,7 @@ Shapes (rough frequencies):
                    launch sites; sometimes from a __device__ helper
                    (statement pragma: warp granularity only), a shared tile
                    and __syncthreads in the parent, an explicit null stream,
+                   a stream the thread creates for the launch alone (15%),
                    the parent launched into a stream.
   recursive (20%)  a kernel launching itself with a depth argument: one grid
                    of F blocks per split node from thread 0, one block per
@@ -886,10 +887,19 @@ class Flat(Base):
         if child.writes_out and rng.random() < 0.3:
             pre.append(f"const int base = {base};")
             base = "base"
+        # A stream the thread creates for this launch alone orders nothing:
+        # the launch is aggregated as one into the default stream.
+        own = stream is None and self.refusal is None and rng.random() < 0.15
+        if own:
+            stream = "own"
+            pre += [Both("cudaStream_t own;", ""),
+                    Both("cudaStreamCreateWithFlags(&own, "
+                         "cudaStreamNonBlocking);", "")]
         dev, host = child.launch(base, n, value, block, stream)
         if self.refusal == "macro" and first:
             dev = self.macro_call(dev)
-        return pre + [Both(dev, self.host(host))]
+        post = [Both("cudaStreamDestroy(own);", "")] if own else []
+        return pre + [Both(dev, self.host(host))] + post
 
     @staticmethod
     def fold(line):
