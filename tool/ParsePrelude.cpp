@@ -61,6 +61,15 @@ CUDA_REWRITE_NV_ATOMIC_FETCH(max)
 #undef CUDA_REWRITE_NV_ATOMIC_FETCH
 __device__ void __nv_atomic_thread_fence(int, int = __NV_THREAD_SCOPE_SYSTEM);
 #endif
+// The cache-hinted stores and the last-use load, which nvcc declares for
+// every built-in and vector type (sm_32_intrinsics.h) and clang's
+// intrinsics header only for the half types.
+#if defined(__CUDA__) && defined(__cplusplus)
+template <class T, class U> __device__ void __stcg(T *, U);
+template <class T, class U> __device__ void __stcs(T *, U);
+template <class T, class U> __device__ void __stwb(T *, U);
+template <class T> __device__ T __ldlu(const T *);
+#endif
 // nvcc's crt/math_functions.h and .hpp make these min and max overloads host
 // and device functions; clang's CUDA wrapper declares them for the device
 // only.
@@ -110,7 +119,8 @@ patchedCudaRuntimeWrapper(llvm::StringRef ResourceDir) {
       llvm::MemoryBuffer::getFile(Path);
   if (!File)
     return std::nullopt;
-  llvm::StringRef Text = (*File)->getBuffer();
+  std::string Text = (*File)->getBuffer().str();
+  bool Changed = false;
   // clang 22's definitions, replaced by using-declarations of the global
   // functions, which by then include the device-side ones declared above
   // them (<cstdlib>'s own came before those and name only the host's).
@@ -121,14 +131,24 @@ patchedCudaRuntimeWrapper(llvm::StringRef ResourceDir) {
       "  return ::malloc(__size);\n"
       "}\n"
       "} // namespace std\n";
-  size_t At = Text.find(Own);
-  if (At == llvm::StringRef::npos ||
-      Text.find(Own, At + 1) != llvm::StringRef::npos)
+  if (size_t At = Text.find(Own.str());
+      At != std::string::npos &&
+      Text.find(Own.str(), At + 1) == std::string::npos) {
+    Text.replace(At, Own.size(),
+                 "namespace std { using ::free; using ::malloc; } "
+                 "// cuda-rewrite's parse: nvcc's overloads\n");
+    Changed = true;
+  }
+  // nvcc defines __CUDACC__ as 1, so `#if __CUDACC__` works; the wrapper's
+  // last definition, the one user code sees, is empty.
+  static constexpr llvm::StringLiteral Empty = "#define __CUDACC__\n";
+  if (size_t Last = Text.rfind(Empty.str()); Last != std::string::npos) {
+    Text.replace(Last, Empty.size(), "#define __CUDACC__ 1\n");
+    Changed = true;
+  }
+  if (!Changed)
     return std::nullopt;
-  std::string Patched = Text.take_front(At).str() +
-                        "namespace std { using ::free; using ::malloc; } "
-                        "// cuda-rewrite's parse: nvcc's overloads\n" +
-                        Text.drop_front(At + Own.size()).str();
+  std::string Patched = std::move(Text);
   return PatchedHeader{Path.str().str(), std::move(Patched)};
 }
 

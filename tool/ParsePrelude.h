@@ -30,11 +30,12 @@ constexpr llvm::StringLiteral ParsePreludePath =
 llvm::StringRef parsePreludeText();
 
 /// Clang's CUDA runtime wrapper header under \p ResourceDir, where the
-/// parse finds it, and its text with device-side `std::malloc` and
-/// `std::free` made the same functions as `::malloc` and `::free`: clang
-/// defines them as functions of their own, so that with `using namespace
-/// std;` device code's `malloc(n)`, which nvcc takes, is ambiguous. Nullopt
-/// where the header is not as expected (another clang): it is then parsed
+/// parse finds it, and its text made to define what nvcc does: device-side
+/// `std::malloc` and `std::free` the same functions as `::malloc` and
+/// `::free` (clang defines them as functions of their own, so that with
+/// `using namespace std;` device code's `malloc(n)` is ambiguous), and
+/// `__CUDACC__` as 1 (clang's is empty, so `#if __CUDACC__` is an error).
+/// Nullopt where the header has neither (another clang): it is then parsed
 /// as it is.
 struct PatchedHeader {
   std::string Path, Text;

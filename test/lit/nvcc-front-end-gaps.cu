@@ -12,7 +12,10 @@
 //   clang only with LLVM's OpenMP runtime installed;
 // - device code calling malloc and free under `using namespace std;`, which
 //   clang's CUDA wrapper made ambiguous (its std::malloc and std::free are
-//   functions of their own; nvcc's are the global ones).
+//   functions of their own; nvcc's are the global ones);
+// - `#if __CUDACC__`, which nvcc defines as 1 and clang's wrapper as empty;
+// - the cache-hinted stores (__stcs, __stcg, __stwb) and __ldlu of float,
+//   which clang's intrinsics header declares for the half types only.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s
 // RUN: %nvcc-compile -std=c++17 %t.cu -o %t.o
@@ -29,6 +32,14 @@ __device__ unsigned long long counted(unsigned long long *counter) {
 __global__ void count(unsigned long long *counter, unsigned long long *seen) {
   seen[threadIdx.x] = counted(counter);
 }
+
+#if __CUDACC__
+__global__ void hinted(float *out, const float *in, float v) {
+  __stcs(out + threadIdx.x, v);
+  __stcg(out, __ldlu(in));
+  __stwb(out + 1, 2.0f);
+}
+#endif
 
 #include <cstdlib>
 using namespace std;
