@@ -8,6 +8,7 @@
 
 #include "rewriters/promote/PromotePlan.h"
 #include "analysis/LaunchSites.h"
+#include "rewriters/common/SourceLines.h"
 #include "test/unit/CudaTestParse.h"
 
 #include "gtest/gtest.h"
@@ -435,7 +436,50 @@ __global__ void everyThread(int *out, int chunk) {
 void host(int *out) { everyThread<<<1, 64>>>(out, 0); }
 )cu",
                    "everyThread");
-  EXPECT_REFUSED(P, "is not guarded by `threadIdx.x == 0`");
+  EXPECT_REFUSED(P, "is not guarded by a test that selects one thread of the "
+                    "block");
+}
+
+TEST(PromotePlanRefusal, ALocalNarrowerThan32BitsSelectsNoOneThread) {
+  // A char holding threadIdx.x is 0 for thread 256 too.
+  Planned P = plan(R"cu(
+__global__ void narrow(int *out, int chunk) {
+  const char t = threadIdx.x;
+  out[chunk * 512 + threadIdx.x] = chunk;
+  if (t == 0 && chunk < 8)
+    narrow<<<1, 512, 0, cudaStreamTailLaunch>>>(out, chunk + 1);
+}
+void host(int *out) { narrow<<<1, 512>>>(out, 0); }
+)cu",
+                   "narrow");
+  EXPECT_REFUSED(P, "is not guarded by a test that selects one thread of the "
+                    "block");
+}
+
+TEST(PromotePlan, ThreadZeroThroughALocalOrNestedIfs) {
+  // The guard through a local, its conjuncts split over nested ifs: the
+  // launch condition is what remains, and the launch is replaced inside
+  // the innermost if.
+  Planned P = plan(R"cu(
+__global__ void nested(int *out, int chunk) {
+  int tid = threadIdx.x;
+  out[chunk * 64 + tid] = chunk;
+  if (tid == 0) {
+    if (chunk < 8)
+      nested<<<1, 64, 0, cudaStreamTailLaunch>>>(out, chunk + 1);
+  }
+}
+void host(int *out) { nested<<<1, 64>>>(out, 0); }
+)cu",
+                   "nested");
+  ASSERT_TRUE(P.Result.Plan.has_value()) << P.Result.Refused.Reason;
+  const PromotePlan &Plan = *P.Result.Plan;
+  ASSERT_EQ(Plan.Conditions.size(), 1u);
+  EXPECT_EQ(
+      sourceText(P.AST->getASTContext(), Plan.Conditions[0]->getSourceRange()),
+      "chunk < 8");
+  EXPECT_NE(Plan.LaunchIf, Plan.LaunchParent);
+  EXPECT_EQ(Plan.LaunchParent->getThen(), Plan.LaunchStmt);
 }
 
 TEST(PromotePlanRefusal, LaunchOutsideAnIf) {
