@@ -5,6 +5,8 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
 
 using namespace clang;
 
@@ -12,10 +14,10 @@ namespace cuda_rewrite {
 
 namespace {
 
-/// Finds a use of the parameter that may change it.
+/// Finds a use of a parameter or local that may change it.
 class ParamModification : public RecursiveASTVisitor<ParamModification> {
 public:
-  explicit ParamModification(const ParmVarDecl &Param) : Param(Param) {}
+  explicit ParamModification(const ValueDecl &Param) : Param(Param) {}
 
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (B->isAssignmentOp() && refersToParam(B->getLHS()))
@@ -69,7 +71,48 @@ private:
     return Ref && Ref->getDecl() == &Param;
   }
 
-  const ParmVarDecl &Param;
+  const ValueDecl &Param;
+};
+
+/// Whether a kernel stores to memory through a pointer: an assignment or
+/// increment of `*p`, `p[i]` or `p->m` (not of a local or __shared__
+/// array's element), a call that is handed a pointer to non-const (atomics,
+/// helpers), inline assembly.
+class PointerStores : public RecursiveASTVisitor<PointerStores> {
+public:
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->isAssignmentOp() && throughPointer(B->getLHS()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() && throughPointer(U->getSubExpr()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    for (const Expr *Arg : Call->arguments())
+      if (const auto *P = Arg->getType()->getAs<PointerType>();
+          P && !P->getPointeeType().isConstQualified())
+        Found = true;
+    return !Found;
+  }
+  bool VisitAsmStmt(AsmStmt *) { return !(Found = true); }
+
+  bool Found = false;
+
+private:
+  static bool throughPointer(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      return U->getOpcode() == UO_Deref;
+    if (const auto *M = dyn_cast<MemberExpr>(E))
+      return M->isArrow() || throughPointer(M->getBase());
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      return A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
+             !isa<ArrayType>(A->getBase()->IgnoreParenCasts()->getType());
+    return false;
+  }
 };
 
 /// blockDim and gridDim, and within a block blockIdx, unless the kernel
@@ -105,8 +148,13 @@ public:
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
       return isUniformDecl(Ref->getDecl());
     if (const auto *Member = dyn_cast<MemberExpr>(E))
-      // `.x` of a uniform struct (dim3, blockIdx); not `->`, which loads.
-      return !Member->isArrow() && check(Member->getBase());
+      // `.x` of a uniform struct (dim3, blockIdx); `->` loads.
+      return Member->isArrow()
+                 ? readOnly(Member->getBase()) && check(Member->getBase())
+                 : check(Member->getBase());
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+      return readOnly(Subscript->getBase()) && check(Subscript->getBase()) &&
+             check(Subscript->getIdx());
     if (const auto *Pseudo = dyn_cast<PseudoObjectExpr>(E))
       return check(Pseudo->getSyntacticForm());
     if (const auto *Opaque = dyn_cast<OpaqueValueExpr>(E))
@@ -114,10 +162,12 @@ public:
     if (const auto *Property = dyn_cast<MSPropertyRefExpr>(E))
       // Clang spells blockIdx.x as a property of the builtin variable.
       return check(Property->getBaseExpr());
-    if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      if (Unary->getOpcode() == UO_Deref)
+        return readOnly(Unary->getSubExpr()) && check(Unary->getSubExpr());
       return !Unary->isIncrementDecrementOp() &&
-             Unary->getOpcode() != UO_Deref &&
              Unary->getOpcode() != UO_AddrOf && check(Unary->getSubExpr());
+    }
     if (const auto *Binary = dyn_cast<BinaryOperator>(E))
       return !Binary->isAssignmentOp() && !Binary->isCommaOp() &&
              check(Binary->getLHS()) && check(Binary->getRHS());
@@ -162,16 +212,64 @@ private:
       if (isUniformBuiltin(Var, Scope, Assumptions))
         return true;
       // Compile-time constants (constexpr, const with constant init).
-      return Var->getType().isConstQualified() && Var->hasGlobalStorage() &&
-             Var->getInit() &&
-             Var->getInit()->isConstantInitializer(Var->getASTContext(), false);
+      if (Var->getType().isConstQualified() && Var->hasGlobalStorage() &&
+          Var->getInit() &&
+          Var->getInit()->isConstantInitializer(Var->getASTContext(), false))
+        return true;
+      // A local never changed holds its initialiser's value.
+      if (!Assumptions.ReadOnlyLoads || !Var->hasLocalStorage() ||
+          isa<ParmVarDecl>(Var) || !Var->getInit() ||
+          Var->getDeclContext() != &Kernel)
+        return false;
+      auto [It, New] = Locals.try_emplace(Var, false); // False while checked.
+      if (New)
+        It->second = !mayModify(*Var) && check(Var->getInit());
+      return Locals[Var];
     }
     return false;
+  }
+
+  /// Whether \p Pointer (a pointer-typed expression) reaches only memory
+  /// the kernel cannot change (ReadOnlyLoads): a parameter pointing to
+  /// const, plus or minus an offset, that is __restrict__ or in a kernel
+  /// that stores through no pointer.
+  bool readOnly(const Expr *Pointer) {
+    if (!Assumptions.ReadOnlyLoads)
+      return false;
+    Pointer = Pointer->IgnoreParenImpCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(Pointer);
+        B && (B->getOpcode() == BO_Add || B->getOpcode() == BO_Sub))
+      return readOnly(B->getLHS()->getType()->isPointerType() ? B->getLHS()
+                                                              : B->getRHS());
+    const auto *Ref = dyn_cast<DeclRefExpr>(Pointer);
+    const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    if (!Param || Param->getDeclContext() != &Kernel)
+      return false;
+    const auto *P = Param->getType()->getAs<PointerType>();
+    if (!P || !P->getPointeeType().isConstQualified())
+      return false;
+    if (Param->getType().isRestrictQualified())
+      return true;
+    if (!StoresThroughPointers) {
+      PointerStores Stores;
+      Stores.TraverseStmt(Kernel.getBody());
+      StoresThroughPointers = Stores.Found;
+    }
+    return !*StoresThroughPointers;
+  }
+
+  bool mayModify(const VarDecl &Var) const {
+    ParamModification Finder(Var);
+    Finder.TraverseStmt(Kernel.getBody());
+    return Finder.Found;
   }
 
   const FunctionDecl &Kernel;
   UniformScope Scope;
   const UniformityAssumptions &Assumptions;
+  std::optional<bool> StoresThroughPointers;
+  /// Locals already judged (and false while their initialiser is checked).
+  llvm::DenseMap<const VarDecl *, bool> Locals;
 };
 
 } // namespace

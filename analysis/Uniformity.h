@@ -31,6 +31,14 @@ struct UniformityAssumptions {
   /// blockIdx, blockDim and gridDim may differ between the threads of one
   /// block (several original blocks share an aggregated one).
   bool LaunchShapeVaries = false;
+  /// Also take loads at uniform addresses from memory the kernel cannot
+  /// write (through a kernel parameter that points to const and is
+  /// __restrict__, or through any pointer to const where the kernel stores
+  /// through no pointer at all), and locals never changed whose
+  /// initialiser is uniform: values that are the same wherever the kernel
+  /// reads them (a block-uniform early return's condition), though not a
+  /// scalar the launch could pass instead.
+  bool ReadOnlyLoads = false;
 };
 
 /// Whether \p E has the same value in every thread of \p Scope, when

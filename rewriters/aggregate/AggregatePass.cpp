@@ -69,8 +69,10 @@ struct Site {
   /// The parent's launch of itself.
   bool Recursive = false;
   /// Why the launch's stream does not stop it joining the others, if it
-  /// names one.
+  /// names one; and the statements that declare, create and destroy that
+  /// stream, which go with the launch.
   std::string StreamNote;
+  std::vector<const Stmt *> StreamStatements;
 };
 
 /// The uses of a local stream in its kernel: created (cudaStreamCreate*
@@ -112,13 +114,17 @@ struct StreamUses : RecursiveASTVisitor<StreamUses> {
 
 /// Facts about a parent kernel's body that decide block granularity.
 struct ParentBody : RecursiveASTVisitor<ParentBody> {
-  bool HasBarrier = false, HasReturn = false, HasGoto = false;
+  bool HasBarrier = false, HasGoto = false;
+  std::vector<const ReturnStmt *> Returns;
   bool VisitCallExpr(CallExpr *Call) {
     if (const FunctionDecl *F = Call->getDirectCallee())
       HasBarrier |= F->getName().starts_with("__syncthreads");
     return true;
   }
-  bool VisitReturnStmt(ReturnStmt *) { return HasReturn = true; }
+  bool VisitReturnStmt(ReturnStmt *Return) {
+    Returns.push_back(Return);
+    return true;
+  }
   bool VisitGotoStmt(GotoStmt *) { return HasGoto = true; }
   bool VisitIndirectGotoStmt(IndirectGotoStmt *) { return HasGoto = true; }
 };
@@ -154,8 +160,9 @@ public:
     settleNestedSites();
     if (Sites.empty())
       return true;
-    return rewriteWarpSites() && rewriteBlockParents() && boundWarpParents() &&
-           emitChildren() && aggregateMallocs() && prepareHostLaunches() &&
+    return removeOwnStreams() && rewriteWarpSites() && rewriteBlockParents() &&
+           boundWarpParents() && emitChildren() && aggregateMallocs() &&
+           prepareHostLaunches() &&
            includeRuntimeHeader(Context, "runtime", Candidates.front()->Loc,
                                 "aggregate");
   }
@@ -225,9 +232,10 @@ private:
   /// in a stream of its own is unordered with every other launch, as the
   /// aggregated launch's children are with each other (cdpSimpleQuicksort
   /// creates one per recursive launch).
-  std::string whyStreamOrdersNothing(const Expr *Stream,
-                                     const CUDAKernelCallExpr *Call,
-                                     const FunctionDecl *Parent) const {
+  std::string
+  whyStreamOrdersNothing(const Expr *Stream, const CUDAKernelCallExpr *Call,
+                         const FunctionDecl *Parent,
+                         std::vector<const Stmt *> &Statements) const {
     const auto *Ref = dyn_cast<DeclRefExpr>(Stream->IgnoreParenImpCasts());
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
@@ -245,14 +253,37 @@ private:
         return "";
     // Created in the statement list that declares it and holds the launch,
     // so that each launch has a stream of its own even in a loop.
-    const auto *Block = dyn_cast_or_null<CompoundStmt>(parentOf(parentOf(Var)));
+    const Stmt *Declaration = parentOf(Var);
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(parentOf(Declaration));
     if (!Block || !holds(Block, Uses.Creates.front()) || !holds(Block, Call))
       return "";
+    // The stream goes with the launch: its declaration, creation and
+    // destruction are statements of their own (device-side stream calls
+    // left in a parent aggregated at block or kernel granularity hung on
+    // an H100, difftest aggregate seed 29 p22).
+    const auto *Decl = cast<DeclStmt>(Declaration);
+    Statements.clear();
+    if (Decl->isSingleDecl())
+      Statements.push_back(Decl);
+    Statements.push_back(Uses.Creates.front());
+    for (const DeclRefExpr *Destroyed : Uses.Known)
+      Statements.push_back(callAround(Destroyed));
+    for (const Stmt *S : Statements)
+      if (!S || !isa<CompoundStmt>(parentOf(S)) || S->getBeginLoc().isMacroID())
+        return "";
     return "its stream '" + Var->getNameAsString() +
            "' is created for this launch alone (line " +
            std::to_string(
                SM.getExpansionLineNumber(Uses.Creates.front()->getBeginLoc())) +
            ") and orders nothing else, so the launch joins the others";
+  }
+
+  /// The call whose argument \p Ref is (through implicit casts).
+  const Stmt *callAround(const Expr *Ref) const {
+    const Stmt *S = Ref;
+    while (S && !isa<CallExpr>(S))
+      S = parentOf(S);
+    return S;
   }
 
   /// The direct parent of \p Node in the AST, or null.
@@ -267,6 +298,32 @@ private:
       if (P == Block)
         return true;
     return false;
+  }
+
+  /// Why not every thread of a block reaches \p Return together (it is
+  /// not a statement of the body, or of `if`s in it whose conditions are
+  /// the same for the whole block, loads from memory the kernel cannot
+  /// change included), or "".
+  std::string whyReturnIsNotBlockUniform(const ReturnStmt *Return,
+                                         const FunctionDecl *Parent) const {
+    UniformityAssumptions ReadOnly;
+    ReadOnly.ReadOnlyLoads = true;
+    for (const Stmt *S = Return, *Up = parentOf(Return); Up;
+         S = Up, Up = parentOf(Up)) {
+      if (Up == Parent->getBody())
+        return "";
+      if (isa<CompoundStmt>(Up))
+        continue;
+      const auto *If = dyn_cast<IfStmt>(Up);
+      if (!If || S == If->getCond() || If->getInit() ||
+          If->getConditionVariable())
+        return "it is not under `if`s alone";
+      if (!isUniform(If->getCond(), *Parent, UniformScope::Block, ReadOnly))
+        return "the condition at line " +
+               std::to_string(SM.getExpansionLineNumber(If->getBeginLoc())) +
+               " may differ between the block's threads";
+    }
+    return "it is not in the kernel's body";
   }
 
   /// Why block granularity cannot rewrite this launch, or "".
@@ -291,10 +348,17 @@ private:
     Body.TraverseStmt(Parent->getBody());
     if (Body.HasGoto)
       return "the parent kernel uses goto";
-    if (Body.HasBarrier && Body.HasReturn)
-      return "the parent kernel uses __syncthreads and returns early: a "
-             "thread that returned would wait at the aggregation barrier "
-             "while others wait at the parent's";
+    if (Body.HasBarrier)
+      for (const ReturnStmt *Return : Body.Returns)
+        if (std::string Why = whyReturnIsNotBlockUniform(Return, Parent);
+            !Why.empty())
+          return "the parent kernel uses __syncthreads and returns early "
+                 "(line " +
+                 std::to_string(
+                     SM.getExpansionLineNumber(Return->getBeginLoc())) +
+                 ") where " + Why +
+                 ": a thread that returned would wait at the aggregation "
+                 "barrier while others wait at the parent's";
     return "";
   }
 
@@ -326,10 +390,12 @@ private:
     if (Info.Refused)
       return refuse(C, Info.Refused->Reason);
     std::string StreamNote;
+    std::vector<const Stmt *> StreamStatements;
     if (const Expr *Stream = launchConfigArg(Call, 3))
       if (!Stream->isNullPointerConstant(Ctx,
                                          Expr::NPC_ValueDependentIsNotNull)) {
-        StreamNote = whyStreamOrdersNothing(Stream, Call, Parent);
+        StreamNote =
+            whyStreamOrdersNothing(Stream, Call, Parent, StreamStatements);
         if (StreamNote.empty())
           return refuse(C, "the launch names a stream that may order it "
                            "after or before other work (only a stream the "
@@ -350,10 +416,12 @@ private:
                            ": that is sound only when the launch's block size "
                            "is one compile-time constant integer");
 
-    Site S{&C,    Call,  Parent, Child, Granularity::Warp, {}, Info, "", "",
-           false, false, false,  ""};
+    Site S{&C,    Call,  Parent, Child, Granularity::Warp,
+           {},    Info,  "",     "",    false,
+           false, false, "",     {}};
     S.Recursive = Recursive;
     S.StreamNote = std::move(StreamNote);
+    S.StreamStatements = std::move(StreamStatements);
     std::optional<Granularity> Asked = Override;
     if (!Asked && C.Annotation)
       if (const PragmaClause *Clause = C.Annotation->clause("granularity"))
@@ -772,6 +840,22 @@ private:
 
   CharSourceRange callRange(const Site &S) const {
     return CharSourceRange::getTokenRange(S.Call->getSourceRange());
+  }
+
+  /// Removes the streams created for one launch alone with the launch.
+  bool removeOwnStreams() {
+    for (const Site &S : Sites)
+      for (const Stmt *Statement : S.StreamStatements) {
+        SourceLocation End = Lexer::findLocationAfterToken(
+            Statement->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(), false);
+        if (isa<DeclStmt>(Statement))
+          End = Lexer::getLocForEndOfToken(Statement->getEndLoc(), 0, SM,
+                                           Ctx.getLangOpts());
+        if (!check(Context.Edits.removeLines(Statement->getBeginLoc(), End),
+                   S.C->Loc))
+          return false;
+      }
+    return true;
   }
 
   bool rewriteWarpSites() {

@@ -108,3 +108,71 @@ TEST(Uniformity, AggregatedKernelsSeePerLaunchValues) {
   EXPECT_EQ(uniformity(Body, UniformScope::Block, /*RunsAggregated=*/true),
             "u---");
 }
+
+namespace {
+
+/// Whether the condition of each `if` in `kernel` (in order) is uniform in
+/// a block with loads of read-only memory allowed: "u" or "-".
+std::string readOnlyConditions(const std::string &Kernel) {
+  auto AST = parseCuda("struct Node { int count; int first; };\n" + Kernel);
+  if (!AST)
+    return "parse error";
+  const FunctionDecl *F = findFunction(*AST, "kernel");
+  struct Ifs : RecursiveASTVisitor<Ifs> {
+    std::vector<const IfStmt *> All;
+    bool VisitIfStmt(IfStmt *If) {
+      All.push_back(If);
+      return true;
+    }
+  } Finder;
+  Finder.TraverseStmt(F->getBody());
+  UniformityAssumptions ReadOnly;
+  ReadOnly.ReadOnlyLoads = true;
+  std::string Result;
+  for (const IfStmt *If : Finder.All)
+    Result +=
+        isUniform(If->getCond(), *F, UniformScope::Block, ReadOnly) ? "u" : "-";
+  return Result;
+}
+
+} // namespace
+
+TEST(Uniformity, LoadsOfReadOnlyMemoryAtUniformAddresses) {
+  // Restricted pointers to const, read at block-uniform addresses, through
+  // locals that never change: uniform; per-thread addresses, a changed
+  // local or a pointer the kernel may write are not.
+  EXPECT_EQ(readOnlyConditions(R"cu(
+__global__ void kernel(const Node *__restrict__ nodes,
+                       const int *__restrict__ sizes, int *out, int leaf) {
+  const Node &node = nodes[blockIdx.x];
+  int first = node.first;
+  int mine = sizes[threadIdx.x];
+  int moved = sizes[blockIdx.x];
+  moved += threadIdx.x;
+  if (node.count <= leaf) return;
+  if (sizes[blockIdx.x + 1] - first > 4) return;
+  if (nodes[blockIdx.x].count == *sizes) return;
+  if (mine > 0) return;
+  if (moved > 0) return;
+  if (out[blockIdx.x] > 0) return;
+  out[threadIdx.x] = first;
+})cu"),
+            "uuu---");
+}
+
+TEST(Uniformity, ConstPointersWithoutRestrictNeedAKernelThatStoresNothing) {
+  EXPECT_EQ(readOnlyConditions(R"cu(
+__global__ void kernel(const Node *nodes, int *out) {
+  if (nodes[blockIdx.x].count > 0) return;
+  out[threadIdx.x] = 1;
+})cu"),
+            "-");
+  EXPECT_EQ(readOnlyConditions(R"cu(
+__global__ void kernel(const Node *nodes, int leaf) {
+  __shared__ int tile[32];
+  tile[threadIdx.x % 32] = leaf;
+  if (nodes[blockIdx.x].count > tile[0]) return;
+  if (nodes[blockIdx.x].count > leaf) return;
+})cu"),
+            "-u");
+}

@@ -65,7 +65,7 @@ __global__ void barrierAndReturn(int *p, int n) {
   if (threadIdx.x >= n)
     return;
   __syncthreads();
-  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: block granularity: the parent kernel uses __syncthreads and returns early
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: block granularity: the parent kernel uses __syncthreads and returns early (line [[@LINE-2]]) where the condition at line [[@LINE-3]] may differ between the block's threads: a thread that returned would wait
   leaf<<<1, 32>>>(p);
 }
 

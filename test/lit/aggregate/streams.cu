@@ -1,12 +1,13 @@
 // A launch into a stream the thread creates for it alone (next to the launch,
 // then at most destroyed) is ordered against no other work: it joins the
-// aggregated launch like a launch into the default stream, and the remark
-// says why (NVIDIA's cdpSimpleQuicksort launches each half so). A stream
-// that a second launch also uses, or one that comes from elsewhere, orders
-// work: such a launch stays.
+// aggregated launch like a launch into the default stream, the stream's
+// declaration, creation and destruction go with it, and the remark says why
+// (NVIDIA's cdpSimpleQuicksort launches each half so). A stream that a
+// second launch also uses, or one that comes from elsewhere, orders work:
+// such a launch stays, and its stream.
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s
 // RUN: %cuda-rewrite --remarks %s -o %t.cu -- 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: FileCheck %s --check-prefix=OUT < %t.cu
+// RUN: grep -vE '^ *// [A-Z]+(-[A-Z]+)*:' %t.cu | FileCheck %s --check-prefix=OUT
 // RUN: %nvcc-compile -rdc=true %t.cu -o %t.o
 
 __global__ void leaf(int *p, int i) { p[i * 32 + threadIdx.x] = i; }
@@ -41,11 +42,15 @@ __global__ void given(int *p, cudaStream_t s) {
   leaf<<<1, 32, 0, s>>>(p, threadIdx.x);
 }
 
-// OUT: cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-// OUT-NOT: leaf<<<1, 32, 0, s>>>(p, i);
-// OUT: cudaStreamDestroy(s);
+// OUT-LABEL: fresh_body(
+// OUT-NOT: cudaStream
+// OUT: cr_pending_0.request(1, 32, 0, leaf_args{i});
+// OUT-LABEL: void shared(
+// OUT: cudaStream_t s;
+// OUT-NEXT: cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
 // OUT: leaf<<<1, 32, 0, s>>>(p, i);
 // OUT: leaf<<<1, 32, 0, s>>>(p, i + n);
+// OUT-NEXT: cudaStreamDestroy(s);
 
 void run(int *p, int n, cudaStream_t s) {
   fresh<<<(n + 127) / 128, 128>>>(p, n);

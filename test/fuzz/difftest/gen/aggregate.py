@@ -9,7 +9,8 @@ Shapes (rough frequencies):
                    unconditionally; some threads launch nothing; one to three
                    launch sites; sometimes from a __device__ helper
                    (statement pragma: warp granularity only), a shared tile
-                   and __syncthreads in the parent, an explicit null stream,
+                   and __syncthreads in the parent (40% of those returning
+                   early for a whole block), an explicit null stream,
                    a stream the thread creates for the launch alone (15%),
                    the parent launched into a stream.
   recursive (20%)  a kernel launching itself with a depth argument: one grid
@@ -710,7 +711,11 @@ class Flat(Base):
         if self.refusal == "sync-return":
             self.dims, self.tile, self.guard = 1, True, "return"
         elif self.tile:
-            self.guard = "if"  # a parent with barriers does not return
+            self.guard = "if"  # a parent with barriers does not return...
+        # ...but for a whole block at once, which every granularity takes.
+        # (Not with pout, which every thread of the grid writes.)
+        self.uniform_return = (self.tile and self.refusal is None and
+                               not self.pout and rng.random() < 0.4)
         if self.in_device_fn:
             self.pragma_on = "statement"
 
@@ -1015,6 +1020,9 @@ class Flat(Base):
             ["int n"] if self.dims == 1 else ["int width", "int height"]) + [
             "int seed"]
         dev = []
+        if self.uniform_return:
+            dev += [f"if (in[blockIdx.x % {self.KIN}] % 5 == 0)",
+                    "  return; // The whole block."]
         if self.dims == 1:
             dev.append("const int i = blockIdx.x * blockDim.x + threadIdx.x;")
             if self.tile:
@@ -1063,6 +1071,9 @@ class Flat(Base):
             host += [f"  for (int b = 0; b * {self.pb} < n; ++b)",
                      f"    for (int t = 0; t < {self.pb}; ++t) {{",
                      f"      const int i = b * {self.pb} + t;"]
+            if self.uniform_return:
+                host += [f"      if (in[b % {self.KIN}] % 5 == 0)",
+                         "        continue;"]
             if self.tile:
                 host += [f"      const int up = b * {self.pb} + (t + 1) % "
                          f"{self.pb};",
@@ -1168,7 +1179,8 @@ class Flat(Base):
              "pragma": self.pragma_on + (f" {self.granularity}"
                                          if self.granularity else "")}
         if self.tile:
-            t["parent"] = "shared tile"
+            t["parent"] = "shared tile" + (
+                ", block-uniform return" if self.uniform_return else "")
         if self.in_device_fn:
             t["launch in"] = "device function"
         return t
