@@ -7,6 +7,7 @@
 #include "clang/Basic/CharInfo.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 #include <map>
 #include <set>
 
@@ -19,25 +20,54 @@ namespace {
 
 using Verdict = CoverageEntry::Verdict;
 
-/// The kernels defined in the main file, as written (a template once, not
-/// per instantiation).
+/// The kernels defined in the main file and in the project files it
+/// includes (not system headers), as written (a template once, not per
+/// instantiation).
 class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
 public:
   explicit KernelFinder(const SourceManager &SM) : SM(SM) {}
 
   bool VisitFunctionDecl(FunctionDecl *F) {
-    if (F->hasAttr<CUDAGlobalAttr>() && F->isThisDeclarationADefinition() &&
-        !F->isTemplateInstantiation() &&
-        SM.isWrittenInMainFile(SM.getExpansionLoc(F->getLocation())))
+    if (!F->hasAttr<CUDAGlobalAttr>() || !F->isThisDeclarationADefinition() ||
+        F->isTemplateInstantiation())
+      return true;
+    SourceLocation Loc = SM.getExpansionLoc(F->getLocation());
+    if (SM.isWrittenInMainFile(Loc))
       Kernels.push_back(F);
+    else if (Loc.isValid() && !SM.isInSystemHeader(Loc) &&
+             SM.getFileEntryRefForID(SM.getFileID(Loc)))
+      Included.push_back(F);
     return true;
   }
 
-  std::vector<const FunctionDecl *> Kernels;
+  std::vector<const FunctionDecl *> Kernels, Included;
 
 private:
   const SourceManager &SM;
 };
+
+/// \p Path relative to directory \p Base ("kernels.cuh",
+/// "../include/util.h"); \p Path itself where they share no ancestor.
+std::string relativeTo(StringRef Path, StringRef Base) {
+  SmallVector<StringRef, 16> P, B;
+  for (auto It = sys::path::begin(Path), End = sys::path::end(Path); It != End;
+       ++It)
+    P.push_back(*It);
+  for (auto It = sys::path::begin(Base), End = sys::path::end(Base); It != End;
+       ++It)
+    B.push_back(*It);
+  size_t Common = 0;
+  while (Common < P.size() && Common < B.size() && P[Common] == B[Common])
+    ++Common;
+  if (Common == 0 || (Common == 1 && P.front() == "/"))
+    return Path.str();
+  SmallString<128> Out;
+  for (size_t I = Common; I != B.size(); ++I)
+    sys::path::append(Out, "..");
+  for (size_t I = Common; I != P.size(); ++I)
+    sys::path::append(Out, P[I]);
+  return std::string(Out);
+}
 
 /// \p F as written: the template's pattern for an instantiation.
 const FunctionDecl *asWritten(const FunctionDecl *F) {
@@ -176,17 +206,34 @@ std::vector<CoverageEntry> coverageEntries(ASTContext &Ctx,
   }
   KernelFinder Finder(SM);
   Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-  for (const FunctionDecl *K : Finder.Kernels) {
+  std::vector<const FunctionDecl *> Kernels = Finder.Kernels;
+  Kernels.insert(Kernels.end(), Finder.Included.begin(), Finder.Included.end());
+  for (const FunctionDecl *K : Kernels) {
     if (Covered.count(asWritten(K)))
       continue;
     CoverageEntry E;
-    E.Offset = mainFileOffset(SM, K->getLocation());
-    E.Where = lineColumn(SM, K->getLocation());
+    SourceLocation Loc = SM.getExpansionLoc(K->getLocation());
+    std::vector<std::string> Why;
     E.Function = K->getNameAsString();
-    E.Kind = "kernel";
+    if (SM.isWrittenInMainFile(Loc)) {
+      E.Offset = mainFileOffset(SM, Loc);
+      E.Where = lineColumn(SM, Loc);
+      E.Kind = "kernel";
+    } else {
+      // After the main file's rows (the two parses' rows of one kernel
+      // merge by Where).
+      E.Offset = SM.getBufferData(SM.getMainFileID()).size() + 1 +
+                 SM.getFileOffset(Loc);
+      StringRef Main = SM.getFileEntryRefForID(SM.getMainFileID())->getName();
+      E.IncludedFrom =
+          relativeTo(SM.getFilename(Loc), sys::path::parent_path(Main));
+      E.Where = E.IncludedFrom + ":" + lineColumn(SM, Loc);
+      E.Kind = "kernel in an included file";
+      Why.push_back("not rewritten yet: kernels of included files are listed "
+                    "only");
+    }
     // What the enabled passes' analyses say of it (a stencil the systolic
     // analysis could not read, say).
-    std::vector<std::string> Why;
     for (const std::unique_ptr<Pass> &P : registeredPasses())
       if (Opts.Enabled.contains(P->name()))
         if (std::string Text = P->whyNotACandidate(*K); !Text.empty()) {
@@ -208,7 +255,8 @@ void mergeCoverage(std::vector<CoverageEntry> &Into,
                    std::vector<CoverageEntry> Other) {
   for (CoverageEntry &E : Other)
     if (none_of(Into, [&](const CoverageEntry &Known) {
-          return Known.Offset == E.Offset && Known.Kind == E.Kind;
+          return Known.Offset == E.Offset && Known.Kind == E.Kind &&
+                 Known.Where == E.Where;
         }))
       Into.push_back(std::move(E));
   std::set<std::string> WithCandidates;
@@ -258,7 +306,23 @@ std::string refusalCause(StringRef Reason) {
   return Cause;
 }
 
-void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> Files) {
+/// The path of the file that defines \p E, a kernel of a file that \p F
+/// includes, as the report names \p F.
+static std::string includedPath(const CoverageFile &F, const CoverageEntry &E) {
+  SmallString<128> Path(sys::path::parent_path(F.Path));
+  sys::path::append(Path, E.IncludedFrom);
+  sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::string(Path);
+}
+
+void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> InFiles) {
+  // A kernel of a file that several inputs include is one row, the first's.
+  std::vector<CoverageFile> Files(InFiles.begin(), InFiles.end());
+  std::set<std::string> SeenIncluded;
+  for (CoverageFile &F : Files)
+    llvm::erase_if(F.Entries, [&](const CoverageEntry &E) {
+      return !E.IncludedFrom.empty() && !SeenIncluded.insert(E.Where).second;
+    });
   unsigned Parsed =
       count_if(Files, [](const CoverageFile &F) { return F.Parsed; });
   unsigned Candidates = 0, Bare = 0;
@@ -290,12 +354,19 @@ void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> Files) {
       if (E.What == Verdict::Refused)
         Refusals.add(E.Pass + ": " + refusalCause(E.Reason), F.Path, E.Where);
       else if (E.What == Verdict::NoCandidate && !E.Reason.empty())
-        Unread.add(refusalCause(E.Reason), F.Path, E.Where);
+        // An included file's kernel: at its own file and line.
+        Unread.add(refusalCause(E.Reason),
+                   E.IncludedFrom.empty() ? F.Path : includedPath(F, E),
+                   E.IncludedFrom.empty() ? StringRef(E.Where)
+                                          : StringRef(E.Where).drop_front(
+                                                E.IncludedFrom.size() + 1));
     }
   OS << "\n## By kind\n\n"
      << "| kind | found | rewritten | refused | not rewritten | failed |\n"
      << "|---|---|---|---|---|---|\n";
-  for (const auto &[Kind, Counts] : ByKind) {
+  for (const auto &KindCounts : ByKind) {
+    const std::string &Kind = KindCounts.first;
+    const std::map<Verdict, unsigned> &Counts = KindCounts.second;
     unsigned Found = 0;
     for (const auto &[V, N] : Counts)
       Found += N;
@@ -303,8 +374,9 @@ void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> Files) {
       auto It = Counts.find(V);
       return It == Counts.end() ? 0u : It->second;
     };
-    if (Kind == "kernel") {
-      OS << "| kernel with no candidate | " << Found << " | - | - | - | - |\n";
+    if (Kind == "kernel" || Kind == "kernel in an included file") {
+      OS << "| " << (Kind == "kernel" ? "kernel with no candidate" : Kind)
+         << " | " << Found << " | - | - | - | - |\n";
       continue;
     }
     OS << "| " << Kind << " | " << Found << " | " << Of(Verdict::Rewritten)

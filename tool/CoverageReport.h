@@ -33,11 +33,15 @@ struct CoverageEntry {
   std::string Pass;     ///< Empty for NoCandidate.
   Verdict What = Verdict::NoCandidate;
   std::string Reason; ///< The pass's remark (how, or why not).
+  /// For a kernel defined in a project file the main file includes: that
+  /// file (Where then names it too).
+  std::string IncludedFrom;
 };
 
 /// The rows of one parse: every candidate, with what a rewrite under --auto
-/// would do, and every kernel defined in the main file that no candidate
-/// starts from or launches.
+/// would do, and every kernel defined in the main file, or in a project
+/// file it includes (not a system header), that no candidate starts from or
+/// launches.
 std::vector<CoverageEntry>
 coverageEntries(clang::ASTContext &Ctx, llvm::ArrayRef<Candidate> Cands,
                 llvm::ArrayRef<AttachedPragma> Pragmas, const PassOptions &Opts,

@@ -1,0 +1,4 @@
+#include <cstdio>
+#include "kernels.cuh"
+
+__global__ void own(float *out) { out[threadIdx.x] = 1; }
