@@ -17,6 +17,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 #include <map>
 #include <set>
 
@@ -278,6 +279,15 @@ private:
            ") and orders nothing else, so the launch joins the others";
   }
 
+  /// "file.cuh:12", where \p Loc is written.
+  std::string lineOf(SourceLocation Loc) const {
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    if (P.isInvalid())
+      return "an unknown place";
+    return llvm::sys::path::filename(P.getFilename()).str() + ":" +
+           std::to_string(P.getLine());
+  }
+
   /// The call whose argument \p Ref is (through implicit casts).
   const Stmt *callAround(const Expr *Ref) const {
     const Stmt *S = Ref;
@@ -369,9 +379,18 @@ private:
     if (!Callee)
       return refuse(C, "the launched kernel is not known at compile time");
     const FunctionDecl *Child = Callee->getDefinition();
-    if (!Child || !SM.isWrittenInMainFile(Child->getLocation()))
+    if (!Child)
       return refuse(C, "the child kernel '" + Callee->getNameAsString() +
-                           "' is not defined in this file");
+                           "' is defined in another translation unit (this "
+                           "file only declares it, at " +
+                           lineOf(Callee->getLocation()) +
+                           "); aggregation copies the child's body, so it "
+                           "must be defined in this file");
+    if (!SM.isWrittenInMainFile(Child->getLocation()))
+      return refuse(C, "the child kernel '" + Callee->getNameAsString() +
+                           "' is defined in an included file (" +
+                           lineOf(Child->getLocation()) +
+                           "), which is not rewritten yet");
     const bool Recursive =
         Child->getCanonicalDecl() == Parent->getCanonicalDecl();
     if (!Recursive &&

@@ -88,3 +88,16 @@ void runStreamed(int *p, cudaStream_t *streams, int &next) {
   // OUT: streamed<<<1, 32, 0, streams[next++]>>>(p);
   streamed<<<1, 32, 0, streams[next++]>>>(p);
 }
+
+// A child defined in another translation unit, or in an included file: its
+// body is not here to copy.
+__global__ void elsewhere(int *p);
+#include "../Inputs/aggregate/child.cuh"
+
+#pragma cuda_rewrite aggregate
+__global__ void remoteChildren(int *p) {
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the child kernel 'elsewhere' is defined in another translation unit (this file only declares it, at refusals.cu:[[@LINE-5]]); aggregation copies the child's body, so it must be defined in this file [aggregate]
+  elsewhere<<<1, 32>>>(p);
+  // CHECK: refusals.cu:[[@LINE+1]]:3: warning: not rewritten: the child kernel 'headerChild' is defined in an included file (child.cuh:2), which is not rewritten yet [aggregate]
+  headerChild<<<1, 32>>>(p);
+}
