@@ -25,8 +25,14 @@ public:
                    llvm::ArrayRef<const Candidate *> FuseBlocks)
       : Context(Context), Ctx(Context.Ctx), SM(Ctx.getSourceManager()),
         Launches(findLaunchSites(Ctx)) {
+    // What the fuse pass plans: an annotated block, or the run of a
+    // block's statements a chain lies in (a stencil launched elsewhere in
+    // the block is this pass's).
     for (const Candidate *B : FuseBlocks)
-      if (B->Statement)
+      if (B->FirstStatement && B->LastStatement)
+        FuseRanges.push_back(SourceRange(B->FirstStatement->getBeginLoc(),
+                                         B->LastStatement->getEndLoc()));
+      else if (B->Statement)
         FuseRanges.push_back(B->Statement->getSourceRange());
   }
 
