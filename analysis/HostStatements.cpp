@@ -82,6 +82,21 @@ bool touchesNoKernelMemory(llvm::StringRef Name) {
 
 bool isCudaApi(llvm::StringRef Name) { return Name.starts_with("cu"); }
 
+/// A function of CUDA's libraries, which work on device memory through
+/// objects as well as pointers (thrust::fill of a device_vector, CUB's
+/// algorithms, NCCL, NPP): thrust, cub and cuda (libcu++) namespaces, and
+/// the C libraries' prefixes.
+bool inCudaLibrary(const FunctionDecl &F) {
+  for (const DeclContext *DC = F.getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      if (NS->getName() == "thrust" || NS->getName() == "cub" ||
+          NS->getName() == "cuda")
+        return true;
+  llvm::StringRef Name = F.getIdentifier() ? F.getName() : "";
+  return Name.starts_with("nccl") || Name.starts_with("npp") ||
+         Name.starts_with("nvjpeg");
+}
+
 /// Walks a statement, and the bodies of the functions it calls, for the
 /// first reason it must keep its place (the file comment of the header).
 class PlaceKeeper : public RecursiveASTVisitor<PlaceKeeper> {
@@ -223,6 +238,9 @@ private:
     if (isCudaApi(Name) && (System || !Callee.hasBody()))
       return touchesNoKernelMemory(Name) ||
              fail("calls '" + Name.str() +
+                  "', which may touch the launches' memory");
+    if (inCudaLibrary(Callee))
+      return fail("calls '" + Callee.getQualifiedNameAsString() +
                   "', which may touch the launches' memory");
     if (System) {
       for (const Expr *Arg : Args)

@@ -10,7 +10,8 @@
 // names a buffer of the launches, reaches memory through a pointer to
 // numbers, passes such a pointer to a library function, calls a CUDA API
 // outside a list of ones that touch no memory (errors, synchronization,
-// events, device queries), calls a function whose body it cannot see,
+// events, device queries) or any function of CUDA's libraries (thrust,
+// CUB, libcu++, NCCL, NPP), calls a function whose body it cannot see,
 // leaves the block (return, goto, throw, a break out of it) or assigns a
 // variable a launch reads keeps its place, and the chain stops there.
 //
