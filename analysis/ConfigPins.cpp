@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallString.h"
@@ -58,6 +59,53 @@ bool inBracedListMacro(SourceLocation Loc, const SourceManager &SM) {
   return !Invalid && *Body == '{';
 }
 
+/// The location of the first character before (\p Step -1) or from
+/// (\p Step 1) \p From in \p From's buffer that is no white space, or
+/// an invalid one.
+SourceLocation nextNonBlank(SourceLocation From, int Step,
+                            const SourceManager &SM) {
+  bool Invalid = false;
+  const char *At = SM.getCharacterData(From, &Invalid);
+  if (Invalid)
+    return SourceLocation();
+  StringRef Buffer = SM.getBufferData(SM.getFileID(From), &Invalid);
+  if (Invalid)
+    return SourceLocation();
+  int Offset = Step < 0 ? -1 : 0;
+  for (;; Offset += Step) {
+    const char *C = At + Offset;
+    if (C < Buffer.begin() || C >= Buffer.end() || *C == '\n')
+      return SourceLocation();
+    if (!isHorizontalWhitespace(*C))
+      return From.getLocWithOffset(Offset);
+  }
+}
+
+/// Whether the tokens \p B .. \p E (the last \p Length long), in one
+/// expansion of a macro's body, are the whole body but for parentheses
+/// around them; then \p B and \p E become the parentheses.
+bool parenthesizedInBody(SourceLocation &B, SourceLocation &E, unsigned Length,
+                         const SourceManager &SM) {
+  SourceLocation SB = SM.getSpellingLoc(B), SE = SM.getSpellingLoc(E);
+  SourceLocation Open = nextNonBlank(SB, -1, SM);
+  SourceLocation Close = nextNonBlank(SE.getLocWithOffset(Length), 1, SM);
+  if (Open.isInvalid() || Close.isInvalid() ||
+      *SM.getCharacterData(Open) != '(' || *SM.getCharacterData(Close) != ')')
+    return false;
+  // An expansion maps its body's characters one to one.
+  SourceLocation OpenAt = B.getLocWithOffset(int(SM.getFileOffset(Open)) -
+                                             int(SM.getFileOffset(SB)));
+  SourceLocation CloseAt = E.getLocWithOffset(int(SM.getFileOffset(Close)) -
+                                              int(SM.getFileOffset(SE)));
+  if (SM.getFileID(OpenAt) != SM.getFileID(B) ||
+      SM.getFileID(CloseAt) != SM.getFileID(E) ||
+      SM.getSpellingLoc(OpenAt) != Open || SM.getSpellingLoc(CloseAt) != Close)
+    return false;
+  B = OpenAt;
+  E = CloseAt;
+  return true;
+}
+
 /// The text that spells \p R at the outermost level it is whole at: the
 /// use site when R is all of a macro's expansion (`N` for the 1024 that N
 /// expands to, also inside another macro's body, where it is the `N`
@@ -76,11 +124,17 @@ std::string outermostSpelling(SourceRange R, const SourceManager &SM,
     SourceLocation ExpansionBegin, ExpansionEnd;
     // The end test takes the location just past the last token.
     unsigned Length = Lexer::MeasureTokenLength(SM.getSpellingLoc(E), SM, LO);
-    if (SM.getFileID(B) != SM.getFileID(E) || Length == 0 ||
-        !SM.isAtStartOfImmediateMacroExpansion(B, &ExpansionBegin) ||
-        !SM.isAtEndOfImmediateMacroExpansion(E.getLocWithOffset(Length),
-                                             &ExpansionEnd))
+    if (SM.getFileID(B) != SM.getFileID(E) || Length == 0)
       break;
+    if (!SM.isAtStartOfImmediateMacroExpansion(B, &ExpansionBegin) ||
+        !SM.isAtEndOfImmediateMacroExpansion(E.getLocWithOffset(Length),
+                                             &ExpansionEnd)) {
+      // `-1` of `#define OFF (-1)`: the body's text stays what it is when
+      // a build defines OFF otherwise, so only the name spells the value.
+      if (!parenthesizedInBody(B, E, Length, SM))
+        break;
+      continue;
+    }
     B = ExpansionBegin;
     E = ExpansionEnd;
   }

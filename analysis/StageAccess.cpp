@@ -320,6 +320,9 @@ private:
   //===-- Index expressions -----------------------------------------------===//
 
   std::optional<AffineExpr> eval(const Expr *E) {
+    // Pinned with its parentheses: they may be all of a macro's body
+    // (`#define OFF (-1)`), which only the macro's name spells.
+    const Expr *Written = E;
     E = E->IgnoreParenImpCasts();
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
       if (Cast->getType()->isIntegerType())
@@ -334,7 +337,7 @@ private:
     if (!E->isValueDependent()) {
       Expr::EvalResult Constant;
       if (E->EvaluateAsInt(Constant, Ctx)) {
-        if (!Result.Pins.pin(E, Ctx)) {
+        if (!Result.Pins.pin(Written, Ctx)) {
           refuse(E->getBeginLoc(), Result.Pins.why());
           return std::nullopt;
         }

@@ -10,7 +10,7 @@ namespace {
 /// The pins of the initializer of `Name` (the element \p Element of a braced
 /// one), or "refused: <why>".
 std::string pinsOf(llvm::StringRef Code, llvm::StringRef Name,
-                   int Element = -1) {
+                   int Element = -1, bool Inside = false) {
   auto AST = parseCuda(Code);
   if (!AST)
     return "no parse";
@@ -23,6 +23,8 @@ std::string pinsOf(llvm::StringRef Code, llvm::StringRef Name,
     if (Element >= 0)
       Init = llvm::cast<clang::InitListExpr>(Init->IgnoreImplicit())
                  ->getInit(Element);
+    if (Inside)
+      Init = Init->IgnoreParenImpCasts();
     ConfigPins Pins;
     if (!Pins.pin(Init, AST->getASTContext()))
       return "refused: " + Pins.why();
@@ -47,6 +49,20 @@ TEST(ConfigPins, ParenthesizedMacroIsPinnedByName) {
   EXPECT_NE(Pins.find("static_assert((W) == -0x1.3p-2f,"), std::string::npos)
       << Pins;
   EXPECT_EQ(Pins.find("((-0.296875f))"), std::string::npos) << Pins;
+}
+
+// difftest systolic seed 33, p3: a weight `W * in[..]` reached the pin
+// with its parentheses stripped by the analysis; what they enclose is all
+// of the body but them, so the macro's name spells it.
+TEST(ConfigPins, InsideTheParenthesesOfAMacroIsPinnedByName) {
+  std::string Pins = pinsOf("#define W ( -0.296875f )\nconstexpr float w = W;",
+                            "w", -1, /*Inside=*/true);
+  EXPECT_NE(Pins.find("static_assert((W) == -0x1.3p-2f,"), std::string::npos)
+      << Pins;
+  EXPECT_EQ(pinsOf("#define N ((64))\nconstexpr int n = N;", "n", -1,
+                   /*Inside=*/true)
+                .find("static_assert((N) == 64,"),
+            0u);
 }
 
 TEST(ConfigPins, MacroNamingAParenthesizedMacroIsPinnedByTheOuterName) {
