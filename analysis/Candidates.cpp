@@ -1,6 +1,7 @@
 //===- Candidates.cpp - Everything a pass could rewrite -------------------===//
 
 #include "analysis/Candidates.h"
+#include "analysis/MainFile.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -21,8 +22,10 @@ Candidate &CandidateFinder::add(const CandidateKind &Kind, SourceLocation Loc) {
   Candidate C;
   C.Kind = &Kind;
   C.Loc = SM.getExpansionLoc(Loc);
-  C.Offset = SM.getFileOffset(C.Loc);
-  C.UnderCudaArch = ArchRegions.contains(C.Offset);
+  // A candidate in an included file sorts at the main file's #include.
+  SourceLocation InMain = mainFileLocation(SM, C.Loc);
+  C.Offset = SM.getFileOffset(InMain.isValid() ? InMain : C.Loc);
+  C.UnderCudaArch = InMain == C.Loc && ArchRegions.contains(C.Offset);
   if (C.UnderCudaArch)
     C.Flags.push_back("under __CUDA_ARCH__ conditional");
   Result.push_back(std::move(C));
@@ -53,20 +56,37 @@ bool CandidateFinder::contains(const Stmt *Outer, const Stmt *Inner) const {
          Off(I.getEnd()) <= Off(O.getEnd());
 }
 
-std::vector<const FunctionDecl *> CandidateFinder::mainFileKernels() const {
+/// The kernels with a body in the main file, and with \p Included in the
+/// project files it includes too.
+static std::vector<const FunctionDecl *> kernelsWithBodies(ASTContext &Ctx,
+                                                           bool Included) {
   struct Finder : RecursiveASTVisitor<Finder> {
     const SourceManager &SM;
+    bool Included;
     std::vector<const FunctionDecl *> Kernels;
-    explicit Finder(const SourceManager &SM) : SM(SM) {}
+    Finder(const SourceManager &SM, bool Included)
+        : SM(SM), Included(Included) {}
     bool VisitFunctionDecl(FunctionDecl *F) {
-      if (F->hasAttr<CUDAGlobalAttr>() && F->doesThisDeclarationHaveABody() &&
-          SM.isWrittenInMainFile(SM.getExpansionLoc(F->getLocation())))
+      if (!F->hasAttr<CUDAGlobalAttr>() || !F->doesThisDeclarationHaveABody())
+        return true;
+      SourceLocation Loc = SM.getExpansionLoc(F->getLocation());
+      if (SM.isWrittenInMainFile(Loc) ||
+          (Included && Loc.isValid() && !SM.isInSystemHeader(Loc) &&
+           SM.getFileEntryRefForID(SM.getFileID(Loc))))
         Kernels.push_back(F);
       return true;
     }
-  } Finder(SM);
+  } Finder(Ctx.getSourceManager(), Included);
   Finder.TraverseAST(Ctx);
   return Finder.Kernels;
+}
+
+std::vector<const FunctionDecl *> CandidateFinder::mainFileKernels() const {
+  return kernelsWithBodies(Ctx, /*Included=*/false);
+}
+
+std::vector<const FunctionDecl *> CandidateFinder::projectKernels() const {
+  return kernelsWithBodies(Ctx, /*Included=*/true);
 }
 
 std::vector<Candidate> CandidateFinder::take() {

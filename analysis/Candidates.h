@@ -64,6 +64,9 @@ public:
   llvm::ArrayRef<LaunchSite> launches() const { return Launches; }
   /// The kernels with a body written in the main file.
   std::vector<const clang::FunctionDecl *> mainFileKernels() const;
+  /// Those and the kernels with a body in the project files the main file
+  /// includes (not system headers), in the order the file brings them in.
+  std::vector<const clang::FunctionDecl *> projectKernels() const;
 
   /// A new candidate of \p Kind at \p Loc (its expansion), flagged where it
   /// lies under a __CUDA_ARCH__ conditional.

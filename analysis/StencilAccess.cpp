@@ -63,6 +63,9 @@ enum class SymKind {
   /// operands that depend only on loop variables. Its value is known once
   /// the loop variables are.
   Derived,
+  /// Q of a periodic border `(c + k) % M` = c + k + M * Q: how many periods
+  /// the wrap moves (-1, 0 or 1), with Dim c's dimension and Operands {M}.
+  Wrap,
 };
 
 struct SymbolInfo {
@@ -110,6 +113,14 @@ public:
     return S;
   }
 
+  SymbolId wrap(const Expr *Key, unsigned Dim, AffineExpr Period,
+                std::string Name) {
+    SymbolId S = named(SymKind::Wrap, Key, nullptr, std::move(Name));
+    Infos[S].Dim = Dim;
+    Infos[S].Operands = {std::move(Period)};
+    return S;
+  }
+
   const SymbolInfo &info(SymbolId S) const { return Infos[S]; }
   std::string name(SymbolId S) const { return Infos[S].Name; }
   bool isThreadVarying(SymbolId S) const {
@@ -119,6 +130,7 @@ public:
   bool isCoord(SymbolId S) const { return Infos[S].Kind == SymKind::Coord; }
   bool isLoopVar(SymbolId S) const { return Infos[S].Kind == SymKind::LoopVar; }
   bool isDerived(SymbolId S) const { return Infos[S].Kind == SymKind::Derived; }
+  bool isWrap(SymbolId S) const { return Infos[S].Kind == SymKind::Wrap; }
   /// A loop variable, or a value computed from loop variables.
   bool variesWithLoops(SymbolId S) const {
     return isLoopVar(S) || isDerived(S);
@@ -407,6 +419,19 @@ static WeightTemplate multiply(const WeightTemplate &A,
 
 namespace {
 
+/// A bound on an output coordinate with its limit as a polynomial; an
+/// inequality also as the half-line it leaves: coordinate < Limit (IsUpper)
+/// or coordinate >= Limit, in the output's coordinates.
+struct LimitedBound {
+  CoordinateBound Bound;
+  bool IsInequality = false;
+  bool IsUpper = false;
+  AffineExpr Limit;
+};
+
+/// The `?:`s that make reads zero borders (StencilPoint::When).
+using TernarySet = llvm::SmallPtrSet<const ConditionalOperator *, 4>;
+
 /// Where the value of a read ends up.
 struct Sink {
   enum Kind { None, Store, Accumulator } K = None;
@@ -468,6 +493,20 @@ private:
   // Step 4: store and coordinates.
   bool findStore();
   void learnBlockFactors();
+  bool isLinearThreadIndex(const AffineExpr &P, AffineExpr &Factor) const;
+  std::optional<AffineExpr> wrappedCoordinate(const BinaryOperator *BO,
+                                              const AffineExpr &L,
+                                              const AffineExpr &Period,
+                                              bool &Recognized);
+  bool stripWraps(const Access &Read, Layout &L,
+                  std::array<std::optional<AffineExpr>, NumDims> &Wraps);
+  void checkPeriodicBorders();
+  void writtenEdges(std::array<std::vector<AffineExpr>, NumDims> &Ends,
+                    std::array<std::vector<AffineExpr>, NumDims> &Starts) const;
+  std::optional<AffineExpr> splitCoordinate(const BinaryOperator *BO,
+                                            const AffineExpr &Linear,
+                                            const AffineExpr &Factor,
+                                            const AffineExpr &Divisor);
   std::optional<AffineExpr> fold(const AffineExpr &P, const Expr *Where);
   std::optional<Layout> layoutOf(const Address &A, const Expr *Where);
   bool analyzeStoreLayout();
@@ -484,11 +523,15 @@ private:
             std::array<std::optional<int64_t>, NumDims> &Known);
   std::vector<const LoopInfo *> enclosingLoops(const Stmt *S, bool &InOtherLoop,
                                                std::string &OtherLoop) const;
-  bool isConditionalRead(const Expr *Read) const;
+  bool isConditionalRead(const Expr *Read, const TernarySet &Masks) const;
+  std::optional<std::vector<LimitedBound>> zeroBorderMask(const Expr *Read,
+                                                          TernarySet &Masks);
+  bool isZero(const Expr *E);
 
   // Step 6: weights and guard.
-  WeightTemplate weightOf(const Expr *Read);
-  std::pair<WeightTemplate, Sink> walkToSink(const Expr *From);
+  WeightTemplate weightOf(const Expr *Read, const TernarySet &Masks);
+  std::pair<WeightTemplate, Sink> walkToSink(const Expr *From,
+                                             const TernarySet *Masks = nullptr);
   WeightTemplate classifyFactor(const Expr *E, unsigned Depth = 0);
   WeightTemplate accumulatorWeight(const VarDecl *V, unsigned Depth);
   using TapValues = std::vector<std::pair<SymbolId, int64_t>>;
@@ -497,6 +540,14 @@ private:
                                  const TapValues &Taps);
   void extractGuard();
   void addGuardConjuncts(const Expr *Cond, bool Negated);
+  bool conjunctBounds(const Expr *Cond, bool Negated,
+                      std::vector<LimitedBound> &Out);
+  std::optional<AffineExpr> linearLimitOf(const BinaryOperator *Cmp,
+                                          bool Negated);
+  void checkZeroBorders();
+  std::string
+  zeroBorderProblem(std::array<std::optional<AffineExpr>, NumDims> &Upper,
+                    std::array<std::optional<AffineExpr>, NumDims> &Lower);
 
   // Step 7: what code generation needs.
   bool portable(const AffineExpr &P) const;
@@ -510,8 +561,7 @@ private:
   bool containsInputRead(const Stmt *S, std::set<const VarDecl *> &Seen) const;
   std::optional<std::string> readFreeTerm(const Expr *E,
                                           std::set<const VarDecl *> &Seen);
-  std::optional<CoordinateBound> boundOf(const BinaryOperator *Cmp,
-                                         bool Negated);
+  std::optional<LimitedBound> boundOf(const BinaryOperator *Cmp, bool Negated);
   std::string sourceText(const Stmt *S) const;
 
   const Stmt *parent(const Stmt *S) const { return Parents->getParent(S); }
@@ -552,6 +602,15 @@ private:
   Layout StoreLayout;
   std::array<std::optional<AffineExpr>, NumDims> BlockFactor;
   std::array<int64_t, NumDims> StoreOrigin = {0, 0, 0};
+  /// The linear thread index the coordinates are split from, and by what.
+  struct SplitIndex {
+    AffineExpr Linear, Divisor;
+  };
+  std::optional<SplitIndex> Split;
+  /// Layouts are being computed: a split found now comes too late.
+  bool CoordinatesFixed = false;
+  /// The guard's bounds on the linear index (`idx < n * n`): L < each.
+  std::vector<AffineExpr> SplitLimits;
   /// StoreOrigin is exact: the output index has no other constant part.
   bool StoreOriginExact = false;
 
@@ -561,6 +620,13 @@ private:
   std::set<const Expr *> InputReads;
   std::map<const VarDecl *, llvm::SmallVector<AffineExpr, 3>> InputBases;
   std::set<const VarDecl *> AccInProgress;
+  /// The guard's bounds, and each point's zero-border mask (parallel to
+  /// Shape.Points).
+  std::vector<LimitedBound> GuardBounds;
+  std::vector<std::vector<LimitedBound>> PointMasks;
+  /// Each point's periodic borders: the period along each coordinate its
+  /// read wraps (parallel to Shape.Points).
+  std::vector<std::array<std::optional<AffineExpr>, NumDims>> PointWraps;
 
   StencilShape Shape;
   std::string Refusal;
@@ -1108,6 +1174,9 @@ std::optional<int64_t> StencilAnalyzer::constantValue(const VarDecl *V) {
 }
 
 std::optional<AffineExpr> StencilAnalyzer::evalInt(const Expr *E) {
+  // Pins take the expression with its parentheses: they may be all of a
+  // macro's body (`#define OFF (-1)`), which only the macro's name spells.
+  const Expr *Written = E;
   E = E->IgnoreParens();
   if (E->isValueDependent() || E->isTypeDependent())
     return fail(E, "the index depends on a template parameter");
@@ -1117,7 +1186,7 @@ std::optional<AffineExpr> StencilAnalyzer::evalInt(const Expr *E) {
   Expr::EvalResult R;
   if (E->getType()->isIntegralOrEnumerationType() && E->EvaluateAsInt(R, Ctx) &&
       R.Val.getInt().getSignificantBits() <= 64) {
-    if (!Shape.Pins.pin(E, Ctx))
+    if (!Shape.Pins.pin(Written, Ctx))
       return fail(E, Shape.Pins.why());
     return AffineExpr::constant(R.Val.getInt().getExtValue());
   }
@@ -1252,6 +1321,20 @@ StencilAnalyzer::evalBinary(const BinaryOperator *BO) {
     return *L * *R;
   default:
     break;
+  }
+  // `idx % n` and `idx / n` of the linear thread index are the coordinates
+  // x and y.
+  if (Op == BO_Div || Op == BO_Rem) {
+    AffineExpr Factor;
+    if (isLinearThreadIndex(*L, Factor))
+      return splitCoordinate(BO, *L, Factor, *R);
+  }
+  if (Op == BO_Rem) {
+    bool Recognized = false;
+    std::optional<AffineExpr> Wrapped =
+        wrappedCoordinate(BO, *L, *R, Recognized);
+    if (Recognized)
+      return Wrapped;
   }
   // `x << 1` is x * 2; the other operators only fold constants (the whole
   // expression was not constant, or evalInt would have folded it), or are
@@ -1581,6 +1664,8 @@ bool StencilAnalyzer::findStore() {
 /// K_d in `coordinate = threadIdx.d + blockIdx.d * K_d`, usually
 /// blockDim.d, learned from the first index or variable that has the pair.
 void StencilAnalyzer::learnBlockFactors() {
+  if (Split)
+    return; // The split's factor is the only one.
   std::vector<AffineExpr> Candidates;
   for (const AffineExpr &S : Store->Addr->Subs)
     Candidates.push_back(S);
@@ -1604,12 +1689,134 @@ void StencilAnalyzer::learnBlockFactors() {
   }
 }
 
+/// Whether \p P is blockIdx.x * Factor + threadIdx.x, with Factor fixed
+/// for the launch: the thread's number along x.
+bool StencilAnalyzer::isLinearThreadIndex(const AffineExpr &P,
+                                          AffineExpr &Factor) const {
+  SymbolId T = Syms.builtin(SymKind::ThreadIdx, 0);
+  SymbolId B = Syms.builtin(SymKind::BlockIdx, 0);
+  std::optional<AffineExpr> TC = P.linearCoefficient(T);
+  std::optional<AffineExpr> BC = P.linearCoefficient(B);
+  if (!TC || !BC || *TC != AffineExpr::constant(1) || BC->isZero() ||
+      !P.withoutSymbol(T).withoutSymbol(B).isZero())
+    return false;
+  if (BC->mentionsAny([this](SymbolId S) {
+        return Syms.isThreadVarying(S) || Syms.isCoord(S) ||
+               Syms.variesWithLoops(S);
+      }))
+    return false;
+  Factor = *BC;
+  return true;
+}
+
+/// x = L % Divisor (Op %) or y = L / Divisor (Op /) of the linear thread
+/// index L: the kernel numbers its points in rows of Divisor. One split per
+/// kernel.
+std::optional<AffineExpr> StencilAnalyzer::splitCoordinate(
+    const BinaryOperator *BO, const AffineExpr &Linear,
+    const AffineExpr &Factor, const AffineExpr &Divisor) {
+  std::string By = quote(sourceText(BO->getRHS()));
+  if (!portable(Divisor))
+    return fail(BO, "the thread index is split by " + By +
+                        ", which is not fixed for the launch");
+  if (std::optional<int64_t> C = Divisor.getConstant(); C && *C <= 0)
+    return fail(BO, "the thread index is split by " + By +
+                        ", which is not positive");
+  if (!Split && CoordinatesFixed)
+    return fail(BO, "the thread index is split by " + By +
+                        " only where the indices do not use the split");
+  if (Split && (Split->Linear != Linear || Split->Divisor != Divisor))
+    return fail(BO, "the thread index is split two ways: by " +
+                        quote(polyText(Split->Divisor)) + " and by " + By);
+  if (BlockFactor[0] && *BlockFactor[0] != Factor)
+    return fail(BO, "the thread index steps by two block factors");
+  Split = SplitIndex{Linear, Divisor};
+  BlockFactor[0] = Factor;
+  return AffineExpr::symbol(Syms.coord(BO->getOpcode() == BO_Rem ? 0 : 1));
+}
+
+/// A periodic border: `(c + k) % M` of a coordinate c (its symbol, or
+/// threadIdx.d + blockIdx.d * K) plus a constant k and a multiple of M
+/// that keeps it from being negative (`(x + 1) % W`, `(W + x - 1) % W`).
+/// Where c lies in [0, M) (checkPeriodicBorders) that is c + k wrapped
+/// into [0, M); the value is c + k + M * Q, with Q a symbol of its own that
+/// stripWraps takes out of the read's index. Recognized is false where the
+/// operands have another form.
+std::optional<AffineExpr>
+StencilAnalyzer::wrappedCoordinate(const BinaryOperator *BO,
+                                   const AffineExpr &L,
+                                   const AffineExpr &Period, bool &Recognized) {
+  Recognized = false;
+  auto Fixed = [this](const AffineExpr &P) {
+    return !P.mentionsAny(
+        [this](SymbolId S) { return Syms.info(S).Kind != SymKind::Value; });
+  };
+  if (!Fixed(Period) || Period.isZero())
+    return std::nullopt;
+  for (unsigned D = 0; D != NumDims; ++D) {
+    AffineExpr Coord = AffineExpr::symbol(Syms.coord(D));
+    if (L.linearCoefficient(Syms.coord(D)) != AffineExpr::constant(1)) {
+      SymbolId T = Syms.builtin(SymKind::ThreadIdx, D);
+      SymbolId B = Syms.builtin(SymKind::BlockIdx, D);
+      std::optional<AffineExpr> BC = L.linearCoefficient(B);
+      if (L.linearCoefficient(T) != AffineExpr::constant(1) || !BC ||
+          BC->isZero() || BC->mentionsAny([this](SymbolId S) {
+            return Syms.isThreadVarying(S) || Syms.isCoord(S) ||
+                   Syms.variesWithLoops(S) || Syms.isWrap(S);
+          }))
+        continue;
+      Coord = AffineExpr::symbol(T) + *BC * AffineExpr::symbol(B);
+    }
+    AffineExpr Shift = L - Coord;
+    if (!Fixed(Shift))
+      continue;
+    Recognized = true;
+    std::string Text = quote(sourceText(BO));
+    int64_t K = Shift.constantTerm();
+    int64_t Periods = 0;
+    if (AffineExpr More = Shift - AffineExpr::constant(K); !More.isZero()) {
+      std::optional<AffineExpr> Q = More.divideExactly(Period);
+      if (!Q || !Q->getConstant())
+        return fail(BO, Text + " adds to " + DimNames[D] +
+                            " what is neither a number nor a multiple of " +
+                            quote(polyText(Period)));
+      Periods = *Q->getConstant();
+    }
+    if (Periods < 0 || (K < 0 && Periods == 0))
+      return fail(BO, Text + " may take the remainder of a negative number, "
+                             "which does not wrap");
+    SymbolId Q = Syms.wrap(BO, D, Period, "(" + sourceText(BO) + ")");
+    return Coord + AffineExpr::constant(K) + Period * AffineExpr::symbol(Q);
+  }
+  return std::nullopt;
+}
+
 /// Rewrites threadIdx.d + blockIdx.d * K_d (times any stride) into the
 /// coordinate symbol; fails when thread-varying symbols remain otherwise.
+/// Where the coordinates are split from the linear index L, L is x +
+/// Divisor * y.
 std::optional<AffineExpr> StencilAnalyzer::fold(const AffineExpr &P,
                                                 const Expr *Where) {
   AffineExpr R = P;
-  for (unsigned D = 0; D != NumDims; ++D) {
+  if (Split) {
+    SymbolId T = Syms.builtin(SymKind::ThreadIdx, 0);
+    for (unsigned D = 1; D != NumDims; ++D)
+      if (R.mentions(Syms.builtin(SymKind::ThreadIdx, D)) ||
+          R.mentions(Syms.builtin(SymKind::BlockIdx, D)))
+        return fail(Where, std::string("the index uses threadIdx.") +
+                               DimNames[D] + " or blockIdx." + DimNames[D] +
+                               " beside a thread index split into x and y");
+    std::optional<AffineExpr> Stride = R.linearCoefficient(T);
+    if (!Stride)
+      return fail(Where, "the index is not affine in threadIdx.x");
+    if (!Stride->isZero())
+      R = R.withoutSymbol(T) +
+          *Stride * (AffineExpr::symbol(Syms.coord(0)) +
+                     Split->Divisor * AffineExpr::symbol(Syms.coord(1))) -
+          *Stride * *BlockFactor[0] *
+              AffineExpr::symbol(Syms.builtin(SymKind::BlockIdx, 0));
+  }
+  for (unsigned D = 0; D != NumDims && !Split; ++D) {
     SymbolId T = Syms.builtin(SymKind::ThreadIdx, D);
     std::optional<AffineExpr> Stride = R.linearCoefficient(T);
     if (!Stride)
@@ -1661,6 +1868,7 @@ std::optional<Layout> StencilAnalyzer::layoutOf(const Address &A,
 }
 
 bool StencilAnalyzer::analyzeStoreLayout() {
+  CoordinatesFixed = true;
   learnBlockFactors();
   std::optional<Layout> L = layoutOf(*Store->Addr, Store->E);
   if (!L)
@@ -1674,10 +1882,14 @@ bool StencilAnalyzer::analyzeStoreLayout() {
     return refuse(Store->E->getBeginLoc(),
                   "no thread coordinates: the index of " + Name +
                       " does not depend on threadIdx");
-  for (const AffineExpr &R : StoreLayout.Rest)
+  for (const AffineExpr &R : StoreLayout.Rest) {
     if (R.mentionsAny([this](SymbolId S) { return Syms.variesWithLoops(S); }))
       return refuse(Store->E->getBeginLoc(),
                     "the index of " + Name + " uses a loop variable");
+    if (R.mentionsAny([this](SymbolId S) { return Syms.isWrap(S); }))
+      return refuse(Store->E->getBeginLoc(),
+                    "the index of " + Name + " wraps a coordinate with '%'");
+  }
   // Where the stored point lies relative to the coordinates, when the rest
   // is a constant multiple of the strides (x = ... + 1 gives 1); used for
   // inputs with other strides and for the guard's bounds.
@@ -1850,17 +2062,52 @@ StencilAnalyzer::enclosingLoops(const Stmt *S, bool &InOtherLoop,
   return Result;
 }
 
-/// A read that may not happen when the store does: under `?:`, `&&`, `||`,
-/// an `if` that does not also guard the store, or in a loop with
-/// `continue`/`break`.
-bool StencilAnalyzer::isConditionalRead(const Expr *Read) const {
+/// Whether \p E is a zero (`0`, `0.0f`, a macro that is 0, pinned).
+bool StencilAnalyzer::isZero(const Expr *E) {
+  Expr::EvalResult R;
+  if (E->isValueDependent() || !E->EvaluateAsRValue(R, Ctx))
+    return false;
+  bool Zero = (R.Val.isFloat() && R.Val.getFloat().isZero()) ||
+              (R.Val.isInt() && R.Val.getInt().isZero());
+  return Zero && Shape.Pins.pin(E, Ctx);
+}
+
+/// A zero border: where every `?:` on the way from \p Read to the statement
+/// that holds it has 0 as its other branch (`(x < W - 1) ? in[p + 1] : 0`)
+/// and a condition that bounds output coordinates, the bounds under which
+/// the read happens; those `?:`s go into \p Masks. None where a `?:` is of
+/// another form.
+std::optional<std::vector<LimitedBound>>
+StencilAnalyzer::zeroBorderMask(const Expr *Read, TernarySet &Masks) {
+  std::vector<LimitedBound> When;
+  const Stmt *Child = Read;
+  for (const Stmt *P = parent(Read); P && isa<Expr>(P);
+       Child = P, P = parent(P)) {
+    const auto *CO = dyn_cast<ConditionalOperator>(P);
+    if (!CO || Child == CO->getCond())
+      continue;
+    bool InFalse = Child == CO->getFalseExpr();
+    if (!isZero(InFalse ? CO->getTrueExpr() : CO->getFalseExpr()) ||
+        !conjunctBounds(CO->getCond(), InFalse, When))
+      return std::nullopt;
+    Masks.insert(CO);
+  }
+  return When;
+}
+
+/// A read that may not happen when the store does: under `?:` (but those
+/// of \p Masks, whose other branch is a zero border), `&&`, `||`, an `if`
+/// that does not also guard the store, or in a loop with `continue` or
+/// `break`.
+bool StencilAnalyzer::isConditionalRead(const Expr *Read,
+                                        const TernarySet &Masks) const {
   const Stmt *Child = Read;
   for (const Stmt *P = parent(Read); P; Child = P, P = parent(P)) {
     if (const auto *If = dyn_cast<IfStmt>(P)) {
       if (Child != If->getCond() && !isAncestor(If, Store->E))
         return true;
     } else if (const auto *CO = dyn_cast<ConditionalOperator>(P)) {
-      if (Child != CO->getCond())
+      if (Child != CO->getCond() && !Masks.count(CO))
         return true;
     } else if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
       if (BO->isLogicalOp() && Child == BO->getRHS())
@@ -1946,10 +2193,48 @@ bool StencilAnalyzer::expandReads() {
   return true;
 }
 
+/// Takes the periodic borders' wraps (wrappedCoordinate) out of a read's
+/// index, each of which must move the index by whole periods of the
+/// coordinate it wraps (`(x + 1) % W` at x's stride, `((y + 1) % H) * W` at
+/// y's); \p Wraps gets the period of each coordinate the read wraps.
+bool StencilAnalyzer::stripWraps(
+    const Access &Read, Layout &L,
+    std::array<std::optional<AffineExpr>, NumDims> &Wraps) {
+  std::string Name = quote(Read.Addr->Root->getNameAsString());
+  for (size_t K = 0; K != L.Rest.size(); ++K) {
+    std::set<SymbolId> Found;
+    for (const auto &Term : L.Rest[K].terms())
+      for (SymbolId S : Term.first)
+        if (Syms.isWrap(S))
+          Found.insert(S);
+    for (SymbolId Q : Found) {
+      const SymbolInfo &Info = Syms.info(Q);
+      const AffineExpr &Period = Info.Operands[0];
+      std::optional<AffineExpr> Moves = L.Rest[K].linearCoefficient(Q);
+      if (!Moves || *Moves != Period * L.Strides[K][Info.Dim])
+        return refuse(Read.E->getBeginLoc(), "the index of " + Name +
+                                                 " wraps " + Info.Name +
+                                                 " at another stride than " +
+                                                 DimNames[Info.Dim] + "'s");
+      if (Wraps[Info.Dim] && *Wraps[Info.Dim] != Period)
+        return refuse(Read.E->getBeginLoc(),
+                      "the index of " + Name + " wraps " + DimNames[Info.Dim] +
+                          " by two periods");
+      Wraps[Info.Dim] = Period;
+      L.Rest[K] = L.Rest[K].withoutSymbol(Q);
+    }
+  }
+  return true;
+}
+
 /// Adds the points of one read, one per combination of the values of the
 /// loop variables it depends on.
-bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
+bool StencilAnalyzer::expandRead(const Access &Read, const Layout &Index) {
   std::string Name = quote(Read.Addr->Root->getNameAsString());
+  Layout L = Index;
+  std::array<std::optional<AffineExpr>, NumDims> Wraps;
+  if (!stripWraps(Read, L, Wraps))
+    return false;
   for (unsigned D = 0; D != NumDims; ++D)
     if (L.usesDim(D) && !Shape.UsesDim[D])
       return refuse(Read.E->getBeginLoc(),
@@ -1967,7 +2252,11 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
                   StringRef(OtherLoop).starts_with("a ")
                       ? "the read of " + Name + " is inside " + OtherLoop
                       : OtherLoop);
-  WeightTemplate W = weightOf(Read.E);
+  TernarySet Masks;
+  std::optional<std::vector<LimitedBound>> Mask = zeroBorderMask(Read.E, Masks);
+  if (!Mask)
+    Masks.clear();
+  WeightTemplate W = weightOf(Read.E, Masks);
   // Loops whose variable the read uses are expanded; the others repeat the
   // same read, which multiplies its weight.
   std::vector<const LoopInfo *> Expand;
@@ -1992,7 +2281,7 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
                         std::to_string(MaxStencilOffsets) +
                         " after expanding the loops");
   }
-  bool Conditional = isConditionalRead(Read.E);
+  bool Conditional = isConditionalRead(Read.E, Masks);
   // Odometer over the loop counters, innermost fastest.
   std::vector<uint64_t> Counter(Expand.size(), 0);
   for (uint64_t N = 0; N != Count; ++N) {
@@ -2025,6 +2314,8 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
     P.Conditional = Conditional;
     P.Loc = Read.E->getBeginLoc();
     Shape.Points.push_back(P);
+    PointMasks.push_back(Mask ? *Mask : std::vector<LimitedBound>());
+    PointWraps.push_back(Wraps);
     if (!llvm::is_contained(Shape.Offsets, *Off))
       Shape.Offsets.push_back(*Off);
     if (!llvm::is_contained(Shape.Inputs, P.Input))
@@ -2045,6 +2336,7 @@ bool StencilAnalyzer::expandRead(const Access &Read, const Layout &L) {
 /// What a factor next to a read is: a literal, a constant, a parameter, a
 /// filter element.
 WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
+  const Expr *Written = E; // Pinned with its parentheses (evalInt).
   E = E->IgnoreParenImpCasts();
   if (Depth > 8)
     return unknownWeight();
@@ -2059,7 +2351,7 @@ WeightTemplate StencilAnalyzer::classifyFactor(const Expr *E, unsigned Depth) {
   Expr::EvalResult R;
   if (!isa<DeclRefExpr>(E) && E->EvaluateAsRValue(R, Ctx) &&
       (R.Val.isFloat() || R.Val.isInt())) {
-    if (!Shape.Pins.pin(E, Ctx))
+    if (!Shape.Pins.pin(Written, Ctx))
       return unknownWeight();
     if (R.Val.isFloat())
       return literalWeight(R.Val.getFloat().convertToDouble());
@@ -2160,12 +2452,16 @@ static bool isLinearCast(const CastExpr *Cast, const ASTContext &Ctx) {
 
 /// Follows the value of \p From upwards through +, -, * and fma to the
 /// variable or store it ends in, multiplying the factors met on the way.
-std::pair<WeightTemplate, Sink> StencilAnalyzer::walkToSink(const Expr *From) {
+std::pair<WeightTemplate, Sink>
+StencilAnalyzer::walkToSink(const Expr *From, const TernarySet *Masks) {
   WeightTemplate W = literalWeight(1);
   const Stmt *Cur = From;
   auto Stop = [&]() { return std::make_pair(unknownWeight(), Sink()); };
   while (const Stmt *P = parent(Cur)) {
-    if (isa<ParenExpr>(P)) {
+    // A zero border's `?:` passes the read on unscaled (its mask is the
+    // point's When).
+    const auto *CO = dyn_cast<ConditionalOperator>(P);
+    if (isa<ParenExpr>(P) || (CO && Masks && Masks->count(CO))) {
       Cur = P;
       continue;
     }
@@ -2300,8 +2596,9 @@ WeightTemplate StencilAnalyzer::accumulatorWeight(const VarDecl *V,
   return Result;
 }
 
-WeightTemplate StencilAnalyzer::weightOf(const Expr *Read) {
-  std::pair<WeightTemplate, Sink> Path = walkToSink(Read);
+WeightTemplate StencilAnalyzer::weightOf(const Expr *Read,
+                                         const TernarySet &Masks) {
+  std::pair<WeightTemplate, Sink> Path = walkToSink(Read, &Masks);
   switch (Path.second.K) {
   case Sink::Store:
     return Path.first;
@@ -2390,8 +2687,8 @@ StencilCoefficient StencilAnalyzer::instantiate(const WeightTemplate &W,
 
 /// `A op B` as a bound on one output coordinate, when one side is that
 /// coordinate plus a constant and the other does not depend on the thread.
-std::optional<CoordinateBound>
-StencilAnalyzer::boundOf(const BinaryOperator *Cmp, bool Negated) {
+std::optional<LimitedBound> StencilAnalyzer::boundOf(const BinaryOperator *Cmp,
+                                                     bool Negated) {
   std::optional<AffineExpr> L = evalInt(Cmp->getLHS());
   std::optional<AffineExpr> R = L ? evalInt(Cmp->getRHS()) : std::nullopt;
   if (!L || !R)
@@ -2416,7 +2713,7 @@ StencilAnalyzer::boundOf(const BinaryOperator *Cmp, bool Negated) {
     return std::nullopt;
   AffineExpr Rest = Diff->withoutSymbol(Syms.coord(*Dim));
   if (Rest.mentionsAny([this](SymbolId S) {
-        return Syms.isCoord(S) || Syms.variesWithLoops(S);
+        return Syms.isCoord(S) || Syms.variesWithLoops(S) || Syms.isWrap(S);
       }))
     return std::nullopt;
   BinaryOperatorKind Op = Cmp->getOpcode();
@@ -2436,7 +2733,88 @@ StencilAnalyzer::boundOf(const BinaryOperator *Cmp, bool Negated) {
                        ", which depends on the launch");
   B.Limit = polyText(Limit);
   B.LimitValue = Limit.getConstant();
-  return B;
+  LimitedBound LB{B, true, false, Limit};
+  switch (Op) {
+  case BO_LT:
+    LB.IsUpper = true;
+    break;
+  case BO_LE:
+    LB.IsUpper = true;
+    LB.Limit = Limit + AffineExpr::constant(1);
+    break;
+  case BO_GT:
+    LB.Limit = Limit + AffineExpr::constant(1);
+    break;
+  case BO_GE:
+    break;
+  default:
+    LB.IsInequality = false;
+  }
+  return LB;
+}
+
+/// `A op B` as `L < Limit` on the linear index L the coordinates are split
+/// from (`idx < n * n`, `idx >= N` negated).
+std::optional<AffineExpr>
+StencilAnalyzer::linearLimitOf(const BinaryOperator *Cmp, bool Negated) {
+  if (!Split)
+    return std::nullopt;
+  std::optional<AffineExpr> L = evalInt(Cmp->getLHS());
+  std::optional<AffineExpr> R = L ? evalInt(Cmp->getRHS()) : std::nullopt;
+  if (!L || !R)
+    return std::nullopt;
+  std::optional<AffineExpr> Diff = fold(*L - *R, Cmp);
+  if (!Diff)
+    return std::nullopt;
+  // Diff = a * (x + Divisor * y) + rest with a = +-1.
+  std::optional<AffineExpr> CX = Diff->linearCoefficient(Syms.coord(0));
+  std::optional<int64_t> A = CX ? CX->getConstant() : std::nullopt;
+  if (!A || (*A != 1 && *A != -1))
+    return std::nullopt;
+  AffineExpr Rest =
+      *Diff - (AffineExpr::symbol(Syms.coord(0)) +
+               Split->Divisor * AffineExpr::symbol(Syms.coord(1))) *
+                  *A;
+  if (Rest.overflowed() || Rest.mentionsAny([this](SymbolId S) {
+        return Syms.isCoord(S) || Syms.variesWithLoops(S) || Syms.isWrap(S);
+      }))
+    return std::nullopt;
+  BinaryOperatorKind Op = Cmp->getOpcode();
+  if (Negated)
+    Op = negateComparison(Op);
+  if (*A < 0)
+    Op = swapComparison(Op);
+  // L op -rest/a.
+  AffineExpr Limit = *A < 0 ? Rest : -Rest;
+  if (Op == BO_LE)
+    return Limit + AffineExpr::constant(1);
+  if (Op == BO_LT)
+    return Limit;
+  return std::nullopt;
+}
+
+/// The conjuncts of \p Cond (negated with \p Negated) as bounds on the
+/// output coordinates, when every conjunct is one.
+bool StencilAnalyzer::conjunctBounds(const Expr *Cond, bool Negated,
+                                     std::vector<LimitedBound> &Out) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(Cond);
+      UO && UO->getOpcode() == UO_LNot)
+    return conjunctBounds(UO->getSubExpr(), !Negated, Out);
+  const auto *BO = dyn_cast<BinaryOperator>(Cond);
+  if (!BO)
+    return false;
+  // a && b, or !(a || b) = !a && !b.
+  if (BO->getOpcode() == (Negated ? BO_LOr : BO_LAnd))
+    return conjunctBounds(BO->getLHS(), Negated, Out) &&
+           conjunctBounds(BO->getRHS(), Negated, Out);
+  if (!BO->isComparisonOp() || BO->getOpcode() == BO_Cmp)
+    return false;
+  std::optional<LimitedBound> B = boundOf(BO, Negated);
+  if (!B)
+    return false;
+  Out.push_back(*B);
+  return true;
 }
 
 void StencilAnalyzer::addGuardConjuncts(const Expr *Cond, bool Negated) {
@@ -2451,11 +2829,17 @@ void StencilAnalyzer::addGuardConjuncts(const Expr *Cond, bool Negated) {
       addGuardConjuncts(BO->getRHS(), Negated);
       return;
     }
-    if (BO->isComparisonOp() && BO->getOpcode() != BO_Cmp)
-      if (std::optional<CoordinateBound> B = boundOf(BO, Negated)) {
-        Shape.Bounds.push_back(*B);
+    if (BO->isComparisonOp() && BO->getOpcode() != BO_Cmp) {
+      if (std::optional<LimitedBound> B = boundOf(BO, Negated)) {
+        Shape.Bounds.push_back(B->Bound);
+        GuardBounds.push_back(*B);
         return;
       }
+      if (std::optional<AffineExpr> Limit = linearLimitOf(BO, Negated)) {
+        SplitLimits.push_back(*Limit);
+        return;
+      }
+    }
   }
   Shape.GuardIsSimple = false;
 }
@@ -2504,6 +2888,149 @@ void StencilAnalyzer::extractGuard() {
     Shape.Guard += (Shape.Guard.empty() ? "" : " && ") + Text;
     addGuardConjuncts(Cond, Negated);
   }
+}
+
+/// Zero borders (StencilPoint::When): a masked tap reads 0 where its mask
+/// fails. The systolic kernel takes those zeros from its register cache,
+/// which holds 0 at the points the original never reads. So each mask must
+/// cut its tap at an edge of the written points (`x < W - 1` for a tap at
+/// x + 1 where x < W bounds the output), and every tap that reaches past
+/// that edge must be cut there too: then no read of the original lies
+/// beyond the edge, and all that lies beyond it is what masked taps read.
+void StencilAnalyzer::checkZeroBorders() {
+  if (llvm::all_of(PointMasks, [](const auto &M) { return M.empty(); }))
+    return;
+  std::array<std::optional<AffineExpr>, NumDims> Upper, Lower;
+  std::string Problem = zeroBorderProblem(Upper, Lower);
+  for (size_t I = 0; I != Shape.Points.size(); ++I) {
+    if (!Problem.empty() && !PointMasks[I].empty())
+      Shape.Points[I].Conditional = true;
+    if (Problem.empty())
+      for (const LimitedBound &B : PointMasks[I])
+        Shape.Points[I].When.push_back(B.Bound);
+  }
+  if (!Problem.empty())
+    return noteCodegenProblem(Problem);
+  for (unsigned D = 0; D != NumDims; ++D)
+    for (const auto &[Edge, Op] :
+         {std::pair(Upper[D], BO_LT), std::pair(Lower[D], BO_GE)}) {
+      if (!Edge)
+        continue;
+      if (!portable(*Edge))
+        noteCodegenProblem("the zero border at " + quote(polyText(*Edge)) +
+                           " depends on the launch");
+      Shape.ReadLimits.push_back(
+          CoordinateBound{D, Op, polyText(*Edge), Edge->getConstant()});
+    }
+}
+
+/// Where the written points end (in output coordinates, coordinate plus
+/// origin): \p Ends bounds them from above (coordinate < each), \p Starts
+/// from below: the guard's bounds, the coordinates' start, the split's rows.
+void StencilAnalyzer::writtenEdges(
+    std::array<std::vector<AffineExpr>, NumDims> &Ends,
+    std::array<std::vector<AffineExpr>, NumDims> &Starts) const {
+  for (const LimitedBound &B : GuardBounds)
+    if (B.IsInequality)
+      (B.IsUpper ? Ends : Starts)[B.Bound.Dim].push_back(B.Limit);
+  for (unsigned D = 0; D != NumDims; ++D)
+    Starts[D].push_back(AffineExpr::constant(StoreOrigin[D]));
+  if (Split) {
+    Ends[0].push_back(Split->Divisor + AffineExpr::constant(StoreOrigin[0]));
+    for (const AffineExpr &L : SplitLimits)
+      if (std::optional<AffineExpr> Rows = L.divideExactly(Split->Divisor))
+        Ends[1].push_back(*Rows + AffineExpr::constant(StoreOrigin[1]));
+  }
+}
+
+/// Periodic borders (wrappedCoordinate): every read that moves along a
+/// wrapped coordinate wraps it by the same period, and no zero border
+/// masks it. The wrap is the offset only where the coordinate lies in
+/// [0, period): with no origin along it, the written points' edge there
+/// (PeriodBoundsPoints), or the launcher's check.
+void StencilAnalyzer::checkPeriodicBorders() {
+  std::array<std::optional<AffineExpr>, NumDims> Period;
+  for (const auto &Wraps : PointWraps)
+    for (unsigned D = 0; D != NumDims; ++D) {
+      if (!Wraps[D])
+        continue;
+      if (Period[D] && *Period[D] != *Wraps[D])
+        return noteCodegenProblem(std::string("the reads wrap ") + DimNames[D] +
+                                  " by two periods");
+      Period[D] = Wraps[D];
+    }
+  std::array<std::vector<AffineExpr>, NumDims> Ends, Starts;
+  writtenEdges(Ends, Starts);
+  for (unsigned D = 0; D != NumDims; ++D) {
+    if (!Period[D])
+      continue;
+    std::string Axis = DimNames[D];
+    if (StoreOrigin[D] != 0)
+      return noteCodegenProblem("the reads wrap " + Axis +
+                                ", which the output index offsets");
+    for (size_t I = 0; I != Shape.Points.size(); ++I) {
+      if (Shape.Points[I].Offset.get(D) != 0 && !PointWraps[I][D])
+        return noteCodegenProblem(
+            "a read moves along " + Axis + " without wrapping it by " +
+            quote(polyText(*Period[D])) + " as the others do");
+      for (const LimitedBound &B : PointMasks[I])
+        if (B.Bound.Dim == D)
+          return noteCodegenProblem("a zero border masks " + Axis +
+                                    ", which the reads wrap");
+    }
+    Shape.Periods[D] = polyText(*Period[D]);
+    Shape.PeriodBoundsPoints[D] = llvm::is_contained(Ends[D], *Period[D]);
+  }
+}
+
+/// Why the masked reads are no zero borders (checkZeroBorders), or ""; the
+/// borders' edges go into \p Upper and \p Lower.
+std::string StencilAnalyzer::zeroBorderProblem(
+    std::array<std::optional<AffineExpr>, NumDims> &Upper,
+    std::array<std::optional<AffineExpr>, NumDims> &Lower) {
+  std::array<std::vector<AffineExpr>, NumDims> Ends, Starts;
+  writtenEdges(Ends, Starts);
+  auto Where = [this](const StencilOffset &O) {
+    std::string P;
+    for (unsigned D = 0; D != NumDims; ++D)
+      if (Shape.UsesDim[D])
+        P += (P.empty() ? "" : ",") + std::to_string(O.get(D));
+    return "the read at offset (" + P + ")";
+  };
+  for (size_t I = 0; I != Shape.Points.size(); ++I)
+    for (const LimitedBound &B : PointMasks[I]) {
+      unsigned D = B.Bound.Dim;
+      int64_t O = Shape.Points[I].Offset.get(D);
+      std::string Why = Where(Shape.Points[I].Offset) + " is 0 where '" +
+                        B.Bound.describe() + "' fails, ";
+      if (!B.IsInequality || (B.IsUpper ? O <= 0 : O >= 0))
+        return Why + "which does not cut it where it reaches past the "
+                     "written points";
+      AffineExpr Edge = B.Limit + AffineExpr::constant(O);
+      if (!llvm::is_contained(B.IsUpper ? Ends[D] : Starts[D], Edge))
+        return Why + "which is not where the written points end";
+      std::optional<AffineExpr> &Pad = B.IsUpper ? Upper[D] : Lower[D];
+      if (Pad && *Pad != Edge)
+        return Why + "another edge than the other masks'";
+      Pad = Edge;
+    }
+  for (size_t I = 0; I != Shape.Points.size(); ++I)
+    for (unsigned D = 0; D != NumDims; ++D)
+      for (bool IsUpper : {true, false}) {
+        const std::optional<AffineExpr> &Pad = IsUpper ? Upper[D] : Lower[D];
+        int64_t O = Shape.Points[I].Offset.get(D);
+        if (!Pad || (IsUpper ? O <= 0 : O >= 0))
+          continue;
+        if (llvm::none_of(PointMasks[I], [&](const LimitedBound &B) {
+              return B.Bound.Dim == D && B.IsInequality &&
+                     B.IsUpper == IsUpper &&
+                     B.Limit + AffineExpr::constant(O) == *Pad;
+            }))
+          return Where(Shape.Points[I].Offset) +
+                 " reaches past the zero border at " + DimNames[D] +
+                 (IsUpper ? " < " : " >= ") + polyText(*Pad) + " with no mask";
+      }
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -2584,7 +3111,7 @@ void StencilAnalyzer::recordOutputIndexing() {
       indexingOf(Store->Addr->Root, StoreLayout, StoreLayout.Rest));
   for (unsigned D = 0; D != NumDims; ++D) {
     Shape.Origin[D] = StoreOrigin[D];
-    if (!Shape.UsesDim[D])
+    if (!Shape.UsesDim[D] || (Split && D != 0))
       continue;
     if (!BlockFactor[D]) {
       noteCodegenProblem(std::string("coordinate ") + DimNames[D] +
@@ -2635,6 +3162,7 @@ bool StencilAnalyzer::containsInputRead(const Stmt *S,
 /// which code generation refuses anyway.
 std::optional<std::string>
 StencilAnalyzer::readFreeTerm(const Expr *E, std::set<const VarDecl *> &Seen) {
+  const Expr *Written = E; // Pinned with its parentheses (evalInt).
   E = E->IgnoreParens();
   std::set<const VarDecl *> ReadSeen;
   if (!containsInputRead(E, ReadSeen)) {
@@ -2644,7 +3172,7 @@ StencilAnalyzer::readFreeTerm(const Expr *E, std::set<const VarDecl *> &Seen) {
                  (R.Val.isInt() && R.Val.getInt().isZero()));
     // A zero that another build may define otherwise (`+ BIAS`) is dropped
     // only with a pin.
-    if (Zero && Shape.Pins.pin(E, Ctx))
+    if (Zero && Shape.Pins.pin(Written, Ctx))
       return std::nullopt;
     return sourceText(E);
   }
@@ -2718,7 +3246,19 @@ StencilResult StencilAnalyzer::run() {
     return Result;
   }
   extractGuard();
+  checkZeroBorders();
+  checkPeriodicBorders();
   recordOutputIndexing();
+  if (Split) {
+    Shape.Split = LinearSplit{polyText(Split->Divisor), {}};
+    for (const AffineExpr &L : SplitLimits) {
+      if (!portable(L))
+        noteCodegenProblem("the guard bounds the thread index by " +
+                           quote(polyText(L)) +
+                           ", which depends on the launch");
+      Shape.Split->Limits.push_back(polyText(L));
+    }
+  }
   {
     std::set<const VarDecl *> Seen;
     const auto *Assign = dyn_cast_or_null<BinaryOperator>(parent(Store->E));
@@ -2899,6 +3439,19 @@ std::string describeOffsets(const StencilShape &S) {
   Out += " into " + S.Output->getNameAsString() + " from ";
   for (size_t I = 0; I != S.Inputs.size(); ++I)
     Out += (I ? ", " : "") + S.Inputs[I]->getNameAsString();
+  if (S.Split)
+    Out += "; x and y split from the thread index by " + S.Split->Divisor;
+  for (unsigned D = 0; D != NumDims; ++D)
+    if (!S.Periods[D].empty())
+      Out += std::string("; periodic in ") + DimNames[D] + " (period " +
+             S.Periods[D] + ")";
+  if (!S.ReadLimits.empty()) {
+    std::vector<std::string> Edges;
+    for (const CoordinateBound &B : S.ReadLimits)
+      Edges.push_back(B.describe());
+    Out +=
+        "; zero borders: reads outside " + llvm::join(Edges, ", ") + " give 0";
+  }
   return Out;
 }
 

@@ -78,17 +78,6 @@ struct StencilCoefficient {
   std::string describe() const;
 };
 
-/// One read of an input at one offset (one tap of an expanded loop).
-struct StencilPoint {
-  StencilOffset Offset;
-  const clang::ValueDecl *Input = nullptr;
-  StencilCoefficient Weight;
-  /// The read is under a condition that does not guard the output store
-  /// (a `?:` or an `if` inside the body), so it may not happen.
-  bool Conditional = false;
-  clang::SourceLocation Loc;
-};
-
 /// One conjunct of the guard as a bound on an output coordinate:
 /// `coordinate(Dim) Op Limit`, where the coordinate is the one the output
 /// index uses (for `out[y*W + x]` with `x = ... + threadIdx.x + 1`, x itself;
@@ -101,6 +90,30 @@ struct CoordinateBound {
   std::optional<int64_t> LimitValue; ///< When the limit is a constant.
 
   std::string describe() const; ///< E.g. "x < W - 1".
+};
+
+/// One read of an input at one offset (one tap of an expanded loop).
+struct StencilPoint {
+  StencilOffset Offset;
+  const clang::ValueDecl *Input = nullptr;
+  StencilCoefficient Weight;
+  /// The read is under a condition that does not guard the output store
+  /// (a `?:` or an `if` inside the body), so it may not happen.
+  bool Conditional = false;
+  /// The read happens where these bounds on the output coordinates hold and
+  /// gives 0 elsewhere (`(x < W - 1) ? in[p + 1] : 0`): a tap of a zero
+  /// border (StencilShape::ReadLimits). Empty for a read with no such `?:`.
+  std::vector<CoordinateBound> When;
+  clang::SourceLocation Loc;
+};
+
+/// How the coordinates come from one linear thread index when the kernel
+/// splits it (`int i = idx % n, j = idx / n;`): x = L % Divisor and
+/// y = L / Divisor, where L = blockIdx.x * BlockFactor[0] + threadIdx.x.
+struct LinearSplit {
+  std::string Divisor; ///< E.g. "n", over the kernel's parameters.
+  /// The guard's bounds on L itself, as `L < Limit` (`idx < n * n`).
+  std::vector<std::string> Limits;
 };
 
 enum class ElementKind { Float, Double, Other };
@@ -150,8 +163,22 @@ struct StencilShape {
   /// The conjuncts of Guard that compare an output coordinate with a value
   /// that does not depend on the thread.
   std::vector<CoordinateBound> Bounds;
-  /// Guard is exactly the conjunction of Bounds.
+  /// Guard is exactly the conjunction of Bounds (and Split's Limits).
   bool GuardIsSimple = true;
+  /// Set when the coordinates are split from one linear thread index.
+  std::optional<LinearSplit> Split;
+  /// Zero borders: the original reads no input point beyond these bounds
+  /// (on the read point's coordinates, in the output's: coordinate plus
+  /// origin), and each tap that would reach beyond them gives 0 there
+  /// (StencilPoint::When). Empty when no read is masked.
+  std::vector<CoordinateBound> ReadLimits;
+  /// Periodic borders: where set, the reads along that coordinate wrap into
+  /// [0, Period) (`in[y * W + (x + 1) % W]`), so they are correct offsets
+  /// only for points whose coordinate lies in [0, Period): the guard or the
+  /// split bounds the written points by it (PeriodBoundsPoints), or the
+  /// launcher must check that the launch's extent does not pass it.
+  std::array<std::string, 3> Periods;
+  std::array<bool, 3> PeriodBoundsPoints = {false, false, false};
 
   // What code generation needs beyond the offsets (the systolic pass).
   /// K_d of each used coordinate, "blockDim.x" or a number.

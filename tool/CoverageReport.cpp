@@ -1,6 +1,7 @@
 //===- CoverageReport.cpp - --coverage: how much of the code is rewritten -===//
 
 #include "tool/CoverageReport.h"
+#include "rewriters/common/TemplateSpelling.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -67,6 +68,12 @@ std::string relativeTo(StringRef Path, StringRef Base) {
   for (size_t I = Common; I != P.size(); ++I)
     sys::path::append(Out, P[I]);
   return std::string(Out);
+}
+
+/// The file \p Loc is in, relative to the main file's folder.
+std::string includedFileOf(const SourceManager &SM, SourceLocation Loc) {
+  StringRef Main = SM.getFileEntryRefForID(SM.getMainFileID())->getName();
+  return relativeTo(SM.getFilename(Loc), sys::path::parent_path(Main));
 }
 
 /// \p F as written: the template's pattern for an instantiation.
@@ -189,7 +196,11 @@ std::vector<CoverageEntry> coverageEntries(ASTContext &Ctx,
     CoverageEntry E;
     E.Offset = C.Offset;
     E.Where = lineColumn(SM, C.Loc);
-    E.Function = C.Function ? C.Function->getNameAsString() : "";
+    if (!SM.isWrittenInMainFile(C.Loc)) {
+      E.IncludedFrom = includedFileOf(SM, C.Loc);
+      E.Where = E.IncludedFrom + ":" + E.Where;
+    }
+    E.Function = C.Function ? nameWithTemplateArguments(*C.Function) : "";
     E.Kind = C.Kind->Name.str();
     E.Pass = passFor(*C.Kind).name().str();
     std::vector<const Note *> Notes = Rewrite.notesOn(I);
@@ -224,13 +235,11 @@ std::vector<CoverageEntry> coverageEntries(ASTContext &Ctx,
       // merge by Where).
       E.Offset = SM.getBufferData(SM.getMainFileID()).size() + 1 +
                  SM.getFileOffset(Loc);
-      StringRef Main = SM.getFileEntryRefForID(SM.getMainFileID())->getName();
-      E.IncludedFrom =
-          relativeTo(SM.getFilename(Loc), sys::path::parent_path(Main));
+      E.IncludedFrom = includedFileOf(SM, Loc);
       E.Where = E.IncludedFrom + ":" + lineColumn(SM, Loc);
       E.Kind = "kernel in an included file";
-      Why.push_back("not rewritten yet: kernels of included files are listed "
-                    "only");
+      Why.push_back("not rewritten yet: of the kernels of included files, "
+                    "only the systolic pass's stencils are");
     }
     // What the enabled passes' analyses say of it (a stencil the systolic
     // analysis could not read, say).
@@ -256,7 +265,7 @@ void mergeCoverage(std::vector<CoverageEntry> &Into,
   for (CoverageEntry &E : Other)
     if (none_of(Into, [&](const CoverageEntry &Known) {
           return Known.Offset == E.Offset && Known.Kind == E.Kind &&
-                 Known.Where == E.Where;
+                 Known.Where == E.Where && Known.Function == E.Function;
         }))
       Into.push_back(std::move(E));
   std::set<std::string> WithCandidates;
@@ -316,12 +325,15 @@ static std::string includedPath(const CoverageFile &F, const CoverageEntry &E) {
 }
 
 void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> InFiles) {
-  // A kernel of a file that several inputs include is one row, the first's.
+  // A kernel of a file that several inputs include is one row, the first's;
+  // a candidate there is one row per input, whose verdict is its own (one
+  // input may launch it, another not).
   std::vector<CoverageFile> Files(InFiles.begin(), InFiles.end());
   std::set<std::string> SeenIncluded;
   for (CoverageFile &F : Files)
     llvm::erase_if(F.Entries, [&](const CoverageEntry &E) {
-      return !E.IncludedFrom.empty() && !SeenIncluded.insert(E.Where).second;
+      return !E.IncludedFrom.empty() && E.What == Verdict::NoCandidate &&
+             !SeenIncluded.insert(E.Where).second;
     });
   unsigned Parsed =
       count_if(Files, [](const CoverageFile &F) { return F.Parsed; });
@@ -351,15 +363,14 @@ void printCoverageReport(raw_ostream &OS, ArrayRef<CoverageFile> InFiles) {
   for (const CoverageFile &F : Files)
     for (const CoverageEntry &E : F.Entries) {
       ++ByKind[E.Kind][E.What];
+      // An included file's kernel is at its own file and line.
+      std::string Path = E.IncludedFrom.empty() ? F.Path : includedPath(F, E);
+      StringRef Where = StringRef(E.Where).drop_front(
+          E.IncludedFrom.empty() ? 0 : E.IncludedFrom.size() + 1);
       if (E.What == Verdict::Refused)
-        Refusals.add(E.Pass + ": " + refusalCause(E.Reason), F.Path, E.Where);
+        Refusals.add(E.Pass + ": " + refusalCause(E.Reason), Path, Where);
       else if (E.What == Verdict::NoCandidate && !E.Reason.empty())
-        // An included file's kernel: at its own file and line.
-        Unread.add(refusalCause(E.Reason),
-                   E.IncludedFrom.empty() ? F.Path : includedPath(F, E),
-                   E.IncludedFrom.empty() ? StringRef(E.Where)
-                                          : StringRef(E.Where).drop_front(
-                                                E.IncludedFrom.size() + 1));
+        Unread.add(refusalCause(E.Reason), Path, Where);
     }
   OS << "\n## By kind\n\n"
      << "| kind | found | rewritten | refused | not rewritten | failed |\n"

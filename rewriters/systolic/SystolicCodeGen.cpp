@@ -70,6 +70,53 @@ public:
     Alias = Names.name("Shape");
   }
 
+  /// For an instantiation of a template kernel, the primary templates its
+  /// specializations specialize, as (key, declaration): the shape and
+  /// kernel of each form it uses and the launcher, with the template's own
+  /// parameters. Instantiations that use the same form share its key.
+  std::vector<std::pair<std::string, std::string>> primaryTemplates() {
+    const FunctionDecl *Pattern =
+        Plan.Kernel->getTemplateInstantiationPattern();
+    std::vector<std::string> Params;
+    for (const ParmVarDecl *P : Pattern->parameters())
+      Params.push_back(sourceText(P));
+    std::vector<std::string> KernelParams = Params;
+    for (const std::string &E : extentNames())
+      KernelParams.push_back("long long " + E);
+    std::string Head = Plan.TemplateHead + "\n";
+    auto Form = [&](const std::string &Kernel, const std::string &Shape) {
+      return Head + "struct " + Shape + ";\n" + Head + "__global__ void " +
+             Kernel + "(" + llvm::join(KernelParams, ", ") + ");\n";
+    };
+    std::vector<std::pair<std::string, std::string>> Primaries;
+    Primaries.push_back(
+        {"a-" + kernelName(),
+         "/// cuda-rewrite's systolic forms of " +
+             Plan.Kernel->getNameAsString() +
+             ", specialized below for each instantiation this file "
+             "launches.\n" +
+             Form(kernelName(), shapeName())});
+    if (Aligned)
+      Primaries.push_back({"b-" + vectorKernelName(),
+                           Form(vectorKernelName(), alignedShapeName())});
+    Params.insert(Params.begin(),
+                  {"dim3 " + Names.name("grid"), "dim3 " + Names.name("block"),
+                   "size_t " + Names.name("sharedBytes"),
+                   "cudaStream_t " + Names.name("stream")});
+    Primaries.push_back({"c-" + systolicLauncherName(Plan),
+                         Head + "static void " + systolicLauncherName(Plan) +
+                             "(" + llvm::join(Params, ", ") + ");\n"});
+    return Primaries;
+  }
+
+  /// The launcher's declaration, for launches before the kernel's
+  /// definition.
+  std::string declaration() {
+    W.line("/// Defined with " + kernelName() + " below.");
+    W.line(launcherHead() + ";");
+    return W.str();
+  }
+
   std::string run() {
     shapeStruct();
     W.line("");
@@ -103,8 +150,16 @@ private:
       for (const WeightTerm &Term : T.Weight)
         if (!Term.Name.empty())
           Names.reserve(Term.Name);
-    for (const BoxBound &B : Plan.Bounds)
-      Names.reserveIdentifiersIn(B.Value);
+    for (const std::vector<BoxBound> *Bounds : {&Plan.Bounds, &Plan.ReadLimits})
+      for (const BoxBound &B : *Bounds)
+        Names.reserveIdentifiersIn(B.Value);
+    for (const std::string &P : Plan.Periods)
+      Names.reserveIdentifiersIn(P);
+    if (Plan.Split) {
+      Names.reserveIdentifiersIn(Plan.Split->Divisor);
+      for (const std::string &L : Plan.Split->Limits)
+        Names.reserveIdentifiersIn(L);
+    }
     for (const ArrayIndexing *I : {&Plan.Output, &Plan.Input}) {
       for (const auto &S : I->Strides)
         for (const std::string &T : S)
@@ -131,12 +186,44 @@ private:
   std::vector<std::string> parameterTexts() const {
     std::vector<std::string> Texts;
     const SourceManager &SM = Ctx.getSourceManager();
+    // An instantiation's parameters have the types its arguments give
+    // them (`const T *in` of blur<1, float> is `const float *in`).
+    if (isSpecialization()) {
+      PrintingPolicy Policy = Ctx.getPrintingPolicy();
+      for (const ParmVarDecl *P : Plan.Kernel->parameters()) {
+        std::string Text;
+        llvm::raw_string_ostream OS(Text);
+        P->getType().print(OS, Policy, P->getName());
+        Texts.push_back(Text);
+      }
+      return Texts;
+    }
     for (const ParmVarDecl *P : Plan.Kernel->parameters())
-      Texts.push_back(Lexer::getSourceText(
-                          CharSourceRange::getTokenRange(P->getSourceRange()),
-                          SM, Ctx.getLangOpts())
-                          .str());
+      Texts.push_back(sourceText(P));
     return Texts;
+  }
+
+  std::string sourceText(const Decl *D) const {
+    return Lexer::getSourceText(
+               CharSourceRange::getTokenRange(D->getSourceRange()),
+               Ctx.getSourceManager(), Ctx.getLangOpts())
+        .str();
+  }
+
+  //===-- Instantiations of template kernels ------------------------------===//
+
+  /// The kernel is an instantiation of a template kernel: the generated
+  /// kernels, shapes and launcher are explicit specializations of
+  /// templates with the original's parameters (primaryTemplates).
+  bool isSpecialization() const { return !Plan.TemplateArgs.empty(); }
+  /// \p Name with the instantiation's template arguments, if any.
+  std::string spec(const std::string &Name) const {
+    return Name + Plan.TemplateArgs;
+  }
+  /// `template <>` before a definition of a specialization.
+  void specializationHead() {
+    if (isSpecialization())
+      W.line("template <>");
   }
   std::vector<std::string> extentNames() {
     std::vector<std::string> Extents;
@@ -151,9 +238,10 @@ private:
   /// struct ends with the block.
   CodeWriter::Block shapeOpening(const std::string &Kernel,
                                  const std::string &Name) {
-    W.line("/// The shape cuda-rewrite chose for " + Kernel +
+    W.line("/// The shape cuda-rewrite chose for " + spec(Kernel) +
            " (--remarks says why).");
-    return W.block("struct " + Name + " {", "};");
+    specializationHead();
+    return W.block("struct " + spec(Name) + " {", "};");
   }
 
   /// A member of a shape struct, what it means on the line above it.
@@ -203,7 +291,7 @@ private:
   //===-- The kernel ------------------------------------------------------===//
 
   void kernelComment() {
-    std::string Name = Plan.Kernel->getNameAsString();
+    std::string Name = spec(Plan.Kernel->getNameAsString());
     std::string In = Plan.Input.Array->getNameAsString();
     std::string Window =
         !is3D() ? ""
@@ -212,7 +300,7 @@ private:
               "offset reach the warp of their output plane\nthrough shared "
               "memory"
             : ", one per plane of the z window, and\nstreams along z";
-    W.comment(kernelName() + ": " + Name +
+    W.comment(spec(kernelName()) + ": " + Name +
               " rewritten by cuda-rewrite as a software systolic array");
     W.comment("(SSAM, Listings 1 and 2). " + Summary + ".");
     W.comment("Each warp keeps a 32-lane x Cached-row window of '" + In +
@@ -252,11 +340,12 @@ private:
     std::vector<std::string> Params = parameterTexts();
     for (const std::string &E : extentNames())
       Params.push_back("long long " + E);
-    W.line("__global__ void __launch_bounds__(" + ShapeName + "::Warps * 32, " +
-           ShapeName + "::MinBlocks)");
+    specializationHead();
+    W.line("__global__ void __launch_bounds__(" + spec(ShapeName) +
+           "::Warps * 32, " + spec(ShapeName) + "::MinBlocks)");
     CodeWriter::Block Body =
-        W.block(Name + "(" + llvm::join(Params, ", ") + ") {");
-    W.line("using " + Alias + " = " + ShapeName + ";");
+        W.block(spec(Name) + "(" + llvm::join(Params, ", ") + ") {");
+    W.line("using " + Alias + " = " + spec(ShapeName) + ";");
     return Body;
   }
 
@@ -335,6 +424,26 @@ private:
     }
   }
 
+  /// Where the stencil has a periodic border along \p D, declares
+  /// `<Var>In`: \p Var (a \p What) wrapped into [0, period). It lies within
+  /// one period of it: the launcher checks that the period is at least the
+  /// stencil's reach.
+  void wrappedCopy(const std::string &Var, unsigned D, llvm::StringRef What) {
+    const std::string &P = Plan.Periods[D];
+    if (P.empty())
+      return;
+    std::string Period = "(" + P + ")";
+    W.line("const " + index() + " " + inPeriod(Var, D) + " = " + Var +
+           " < 0 ? " + Var + " + " + Period + " : " + Var + " >= " + Period +
+           " ? " + Var + " - " + Period + " : " + Var + "; // The " + What +
+           " wrapped into [0, " + P + ").");
+  }
+
+  /// The name of \p Var's wrapped copy where \p D is periodic, else \p Var.
+  std::string inPeriod(const std::string &Var, unsigned D) {
+    return Plan.Periods[D].empty() ? Var : Names.name(Var + "In");
+  }
+
   std::string begin(unsigned D) {
     return Names.name(std::string(Axis[D]) + "Begin");
   }
@@ -343,10 +452,16 @@ private:
   }
 
   /// \p Var within the box along \p D widened by the reach \p Run:
-  /// `Var >= begin + First && Var < end + Last`.
+  /// `Var >= begin + First && Var < end + Last`, and within the zero
+  /// borders along \p D, beyond which the original reads nothing.
   std::string within(const std::string &Var, unsigned D, const TapRun &Run) {
-    return Var + " >= " + begin(D) + plus(Run.First) + " && " + Var + " < " +
-           end(D) + plus(Run.Last);
+    std::string Test = Var + " >= " + begin(D) + plus(Run.First) + " && " +
+                       Var + " < " + end(D) + plus(Run.Last);
+    for (const BoxBound &B : Plan.ReadLimits)
+      if (B.Dim == D)
+        Test += " && " + Var + (B.IsLower ? " >= " : " < ") +
+                (B.Constant ? std::to_string(*B.Constant) : B.Value);
+    return Test;
   }
 
   /// Returns from \p Who (the warp or the block) when the columns of its
@@ -405,6 +520,7 @@ private:
     W.line("const " + index() + " " + Col + " = " + Names.name("tileX") +
            " + " + Names.name("lane") + plus(Plan.Range[0].First) +
            "; // This lane's input column.");
+    wrappedCopy(Col, 0, "column");
     columnFlags("this column",
                 [&](const TapRun &R) { return "(" + within(Col, 0, R) + ")"; });
   }
@@ -719,8 +835,10 @@ private:
   void loadRows(const std::string &Target) {
     std::string C = Names.name("c"), Row = Names.name("row");
     CodeWriter::Block Rows = eachCachedRow();
+    wrappedCopy(Row, 1, "row");
     W.line(Target + "[" + C + "] = " + needed(Row, "") + "\n    ? " +
-           Plan.Input.element({Names.name("col"), Row, ""}) +
+           Plan.Input.element(
+               {inPeriod(Names.name("col"), 0), inPeriod(Row, 1), ""}) +
            "\n    : " + type() + "(0);");
   }
 
@@ -962,7 +1080,7 @@ private:
               "cannot fault,");
     W.comment("and its other elements feed no point that is written. It "
               "writes exactly");
-    W.comment("the points " + Plan.Kernel->getNameAsString() +
+    W.comment("the points " + spec(Plan.Kernel->getNameAsString()) +
               " writes, with the same weights (summed in another order).");
   }
 
@@ -1005,8 +1123,8 @@ private:
   }
 
   void alignedKernel() {
-    W.comment(systolicAlignedKernelName(Plan) + ": " +
-              Plan.Kernel->getNameAsString() +
+    W.comment(spec(systolicAlignedKernelName(Plan)) + ": " +
+              spec(Plan.Kernel->getNameAsString()) +
               " rewritten by cuda-rewrite as a register cache with aligned "
               "rows");
     W.comment("(SSAM's, with the lanes of a warp on consecutive columns). " +
@@ -1058,7 +1176,8 @@ private:
   }
 
   void wideKernel() {
-    W.comment(vectorKernelName() + ": " + Plan.Kernel->getNameAsString() +
+    W.comment(spec(vectorKernelName()) + ": " +
+              spec(Plan.Kernel->getNameAsString()) +
               " rewritten by cuda-rewrite as a software systolic array with");
     W.comment("wide lanes (SSAM's, with PerLane columns per lane). " + Summary +
               ".");
@@ -1348,32 +1467,43 @@ private:
 
   //===-- The launcher ----------------------------------------------------===//
 
+  /// `static void K_systolic_launch(grid, block, sharedBytes, stream, the
+  /// kernel's parameters)`.
+  std::string launcherHead() {
+    std::vector<std::string> Params = {"dim3 " + Names.name("grid"),
+                                       "dim3 " + Names.name("block"),
+                                       "size_t " + Names.name("sharedBytes"),
+                                       "cudaStream_t " + Names.name("stream")};
+    std::vector<std::string> Texts = parameterTexts();
+    Params.insert(Params.end(), Texts.begin(), Texts.end());
+    // An explicit specialization takes the primary template's linkage.
+    return (isSpecialization() ? "template <>\nvoid " : "static void ") +
+           spec(systolicLauncherName(Plan)) + "(" + llvm::join(Params, ", ") +
+           ")";
+  }
+
   void launcher() {
     std::string Grid = Names.name("grid"), BlockDim = Names.name("block");
     std::string Shared = Names.name("sharedBytes");
     std::string Stream = Names.name("stream");
-    std::vector<std::string> Params = {"dim3 " + Grid, "dim3 " + BlockDim,
-                                       "size_t " + Shared,
-                                       "cudaStream_t " + Stream};
-    std::vector<std::string> Texts = parameterTexts();
-    Params.insert(Params.end(), Texts.begin(), Texts.end());
     std::vector<std::string> Args;
     for (const ParmVarDecl *P : Plan.Kernel->parameters())
       Args.push_back(P->getNameAsString());
     std::vector<std::string> Extents = extentNames();
-    std::string Name = Plan.Kernel->getNameAsString();
-    W.line("/// Launches " + kernelName() + " over the points that");
+    std::string Name = spec(Plan.Kernel->getNameAsString());
+    W.line("/// Launches " + spec(kernelName()) + " over the points that");
     W.line("/// " + Name + "<<<" + Grid + ", " + BlockDim + ", " + Shared +
            ", " + Stream + ">>>(...) computes (" + Name + " uses no dynamic");
     W.line("/// shared memory, so " + Shared + " is not needed).");
-    CodeWriter::Block Body =
-        W.block("static void " + systolicLauncherName(Plan) + "(" +
-                llvm::join(Params, ", ") + ") {");
-    W.line("using " + Alias + " = " + shapeName() + ";");
+    CodeWriter::Block Body = W.block(launcherHead() + " {");
+    W.line("using " + Alias + " = " + spec(shapeName()) + ";");
     W.line("(void)" + Shared + ";");
-    for (unsigned D = 0; D != Plan.Rank; ++D)
-      W.line("const long long " + Extents[D] + " = (long long)" + Grid + "." +
-             Axis[D] + " * " + BlockDim + "." + Axis[D] + ";");
+    if (Plan.Split)
+      splitExtents(Grid, BlockDim);
+    else
+      for (unsigned D = 0; D != Plan.Rank; ++D)
+        W.line("const long long " + Extents[D] + " = (long long)" + Grid + "." +
+               Axis[D] + " * " + BlockDim + "." + Axis[D] + ";");
     fallBack(Name + "<<<" + Grid + ", " + BlockDim + ", " + Shared + ", " +
              Stream + ">>>(" + llvm::join(Args, ", ") + ");");
     std::vector<std::string> CallArgs = Args;
@@ -1381,24 +1511,74 @@ private:
     if (Aligned)
       vectorLaunch(CallArgs, Stream);
     // The exchange form's warps share one column tile.
-    launch(kernelName(), Alias, /*OneTile=*/Shape.ExchangePlanes, CallArgs,
-           Stream);
+    launch(spec(kernelName()), Alias, /*OneTile=*/Shape.ExchangePlanes,
+           CallArgs, Stream);
+  }
+
+  /// The extents of a kernel that splits its thread number L into x = L %
+  /// Divisor and y = L / Divisor: the points are L below the launch's
+  /// threads and the guard's limits; whole rows of them are a box
+  /// (fallBack runs the original where they are not).
+  void splitExtents(const std::string &Grid, const std::string &BlockDim) {
+    std::vector<std::string> Extents = extentNames();
+    std::string Points = Names.name("points");
+    std::string Divisor = "(long long)(" + Plan.Split->Divisor + ")";
+    W.comment(spec(Plan.Kernel->getNameAsString()) +
+              " numbers its threads along x and splits each number L into "
+              "x = L % (" +
+              Plan.Split->Divisor + ") and y = L / (" + Plan.Split->Divisor +
+              "): its points are the L below the launch's threads" +
+              (Plan.Split->Limits.empty() ? "" : " and its guard's limits") +
+              ".");
+    W.line("long long " + Points + " = (long long)" + Grid + ".x * " +
+           BlockDim + ".x;");
+    for (const std::string &Limit : Plan.Split->Limits) {
+      std::string Value = "(long long)(" + Limit + ")";
+      CodeWriter::Block Cut = W.unbraced("if (" + Value + " < " + Points + ")");
+      W.line(Points + " = " + Value + ";");
+    }
+    W.line("const long long " + Extents[0] + " = " + Divisor + ";");
+    W.line("const long long " + Extents[1] + " = " + Extents[0] + " > 0 ? " +
+           Points + " / " + Extents[0] + " : 0;");
   }
 
   /// Launches the systolic kernel cannot cover exactly run the original
   /// (\p Original, the launch as it was).
   void fallBack(const std::string &Original) {
     std::string BlockDim = Names.name("block");
-    std::string Name = Plan.Kernel->getNameAsString();
+    std::string Name = spec(Plan.Kernel->getNameAsString());
     std::vector<std::string> Fallback, Why;
     // A coordinate that steps by a constant per block covers the launch's
     // threads without gaps or overlaps only when the block is that wide.
-    for (unsigned D = 0; D != Plan.Rank; ++D)
+    for (unsigned D = 0; D != (Plan.Split ? 1 : Plan.Rank); ++D)
       if (Plan.BlockFactor[D] != std::string("blockDim.") + Axis[D])
         Fallback.push_back(BlockDim + "." + Axis[D] +
                            " != " + Plan.BlockFactor[D]);
     if (Fallback.size())
       Why.push_back("blocks of another width than " + Name + " steps by");
+    bool Periodic = false;
+    for (unsigned D = 0; D != Plan.Rank; ++D) {
+      if (Plan.Periods[D].empty())
+        continue;
+      Periodic = true;
+      std::string Period = "(long long)(" + Plan.Periods[D] + ")";
+      int64_t Reach = std::max(std::llabs(Plan.Range[D].First),
+                               std::llabs(Plan.Range[D].Last));
+      Fallback.push_back(Period + " < " + std::to_string(Reach));
+      if (!Plan.PeriodBoundsPoints[D])
+        Fallback.push_back(extentNames()[D] + " > " + Period);
+    }
+    if (Periodic)
+      Why.push_back("a period shorter than the stencil's reach, or points "
+                    "past it (a wrapped read is an offset within one "
+                    "period)");
+    if (Plan.Split) {
+      std::string Points = Names.name("points");
+      std::string ExtentX = extentNames()[0];
+      Fallback.push_back(ExtentX + " <= 0 || " + Points + " <= 0 || " + Points +
+                         " % " + ExtentX + " != 0");
+      Why.push_back("points that are no whole rows of " + Plan.Split->Divisor);
+    }
     if (Plan.Index32) {
       for (const std::string &E : extentNames())
         Fallback.push_back(E + " > (1LL << 30)");
@@ -1433,11 +1613,11 @@ private:
     W.comment("'" + Plan.Input.Array->getNameAsString() + "' and '" +
               Plan.Output.Array->getNameAsString() +
               "' starts on a vector boundary.");
-    W.line("using " + AlignedShape + " = " + alignedShapeName() + ";");
+    W.line("using " + AlignedShape + " = " + spec(alignedShapeName()) + ";");
     CodeWriter::Block Then =
         W.block("if (((" + llvm::join(Rows, " |\n     ") + ") % sizeof(" +
                 AlignedShape + "::Vector)) == 0) {");
-    launch(vectorKernelName(), AlignedShape, /*OneTile=*/false, CallArgs,
+    launch(spec(vectorKernelName()), AlignedShape, /*OneTile=*/false, CallArgs,
            Stream);
     W.line("return;");
   }
@@ -1486,6 +1666,17 @@ private:
 };
 
 } // namespace
+
+std::vector<std::pair<std::string, std::string>>
+systolicPrimaryTemplates(const SystolicPlan &Plan, const SystolicShape &Shape,
+                         const std::optional<SystolicShape> &Aligned) {
+  return Generator(Plan, Shape, Aligned, "").primaryTemplates();
+}
+
+std::string systolicLauncherDeclaration(const SystolicPlan &Plan,
+                                        const SystolicShape &Shape) {
+  return Generator(Plan, Shape, std::nullopt, "").declaration();
+}
 
 std::string generateSystolicCode(const SystolicPlan &Plan,
                                  const SystolicShape &Shape,

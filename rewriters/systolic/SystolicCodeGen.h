@@ -25,6 +25,8 @@
 #include "rewriters/systolic/SystolicPlan.h"
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuda_rewrite {
 
@@ -32,6 +34,18 @@ std::string systolicKernelName(const SystolicPlan &Plan);
 std::string systolicAlignedKernelName(const SystolicPlan &Plan);
 std::string systolicWideKernelName(const SystolicPlan &Plan);
 std::string systolicLauncherName(const SystolicPlan &Plan);
+
+/// The launcher's declaration (with its comment), for launches that come
+/// before the kernel's definition.
+std::string systolicLauncherDeclaration(const SystolicPlan &Plan,
+                                        const SystolicShape &Shape);
+
+/// For a plan of an instantiation of a template kernel (TemplateArgs set),
+/// the primary templates that the generated code specializes, as (key,
+/// declaration); the same form of two instantiations has the same key.
+std::vector<std::pair<std::string, std::string>>
+systolicPrimaryTemplates(const SystolicPlan &Plan, const SystolicShape &Shape,
+                         const std::optional<SystolicShape> &Aligned);
 
 /// The shape struct, the kernel and the launcher, in that order.
 /// \p Summary describes the stencil (describeOffsets) for the comment.

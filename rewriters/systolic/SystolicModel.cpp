@@ -314,7 +314,7 @@ chooseVectorShape(const SystolicGeometry &G, const GpuSpec &Gpu,
                   std::optional<unsigned> BlockOverride,
                   std::optional<unsigned> ColumnsOverride) {
   // The vector forms are 2D only (a 3D stencil with taps in one plane too).
-  if (G.Rank != 2 || G.Planes != 1 || !G.ContiguousRows ||
+  if (G.Rank != 2 || G.Planes != 1 || !G.ContiguousRows || G.PointLoads ||
       (ColumnsOverride && *ColumnsOverride == 1))
     return std::nullopt;
   bool NarrowFilter = G.Left <= 1 && G.Right <= 1 && G.Rows <= MaxAlignedRows;

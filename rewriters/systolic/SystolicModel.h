@@ -53,6 +53,11 @@ struct SystolicGeometry {
   /// Every tap off the point's column lies in one row (a star along x),
   /// so only that row needs the columns beyond a lane's.
   bool SideTapsInOneRow = false;
+  /// Loads must go point by point: taps read 0 beyond the written points
+  /// (zero borders, from the cache's zeros) or wrap around them (periodic
+  /// borders, from wrapped addresses), and a whole-vector load would bring
+  /// in the elements there; only the overlapped form applies.
+  bool PointLoads = false;
 };
 
 struct SystolicShape {

@@ -2,10 +2,12 @@
 
 #include "rewriters/systolic/SystolicPass.h"
 #include "analysis/LaunchSites.h"
+#include "analysis/MainFile.h"
 #include "analysis/StencilAccess.h"
 #include "gpu/GpuSpec.h"
 #include "rewriters/common/GeneratedCode.h"
 #include "rewriters/common/SourceLines.h"
+#include "rewriters/common/TemplateSpelling.h"
 #include "rewriters/systolic/SystolicCodeGen.h"
 #include "rewriters/systolic/SystolicModel.h"
 #include "rewriters/systolic/SystolicPlan.h"
@@ -45,12 +47,36 @@ public:
     SystolicPlanResult Planned = planSystolic(*Analysis.Shape);
     if (!Planned.Plan)
       return refuse(C, Planned.Refused.Reason);
-    const SystolicPlan &Plan = *Planned.Plan;
+    SystolicPlan &Plan = *Planned.Plan;
+    if (isTemplateInstantiation(*Kernel)) {
+      std::string Why;
+      std::optional<std::string> Head =
+          templateHeadText(*Kernel->getPrimaryTemplate(), Why);
+      if (!Head)
+        return refuse(C, "a template kernel: " + Why);
+      Plan.TemplateHead = *Head;
+      Plan.TemplateArgs = templateArgumentsText(*Kernel);
+    }
     if (std::string Why = signatureProblem(Kernel); !Why.empty())
       return refuse(C, Why);
     std::vector<const LaunchSite *> Sites;
+    DeclareAfter = nullptr;
     if (std::string Why = hostLaunches(Kernel, Sites); !Why.empty())
       return refuse(C, Why);
+    // An instantiation named with a macro (`box<RADIUS>`) is the one this
+    // build's value names: the value is pinned.
+    ConfigPins TemplatePins;
+    if (!Plan.TemplateArgs.empty())
+      for (const LaunchSite *S : Sites) {
+        std::vector<const Expr *> Written;
+        templateArgumentsAsCalled(*Kernel, S->Call->getCallee(), Written);
+        for (const Expr *E : Written)
+          if (!TemplatePins.pin(E, Ctx))
+            return refuse(C, "a template argument of the launch at line " +
+                                 std::to_string(SM.getPresumedLineNumber(
+                                     S->Call->getBeginLoc())) +
+                                 ": " + TemplatePins.why());
+      }
     // A clause this kernel cannot take is the annotation's mistake: an
     // error at the clause, not a refusal.
     std::optional<unsigned> P, Block, Vector;
@@ -69,14 +95,34 @@ public:
     // The shapes and vector types are chosen for the element's size: an
     // element type spelled through a typedef or macro (`real`) is pinned.
     ConfigPins Pins = Analysis.Shape->Pins;
+    Pins.merge(TemplatePins);
     if (Plan.ElementType != "float" && Plan.ElementType != "double")
       Pins.pinSize(Plan.ElementType, Plan.Geometry.ElementBytes);
     std::string Code = pinnedValues(Pins) +
                        generateSystolicCode(Plan, Shape, Aligned, Summary);
     const FunctionDecl *Def = Kernel->getDefinition();
-    if (!check(Context.Edits.addDefinition(
-                   "systolic/" + Kernel->getNameAsString(), "\n" + Code,
-                   lineAfter(Ctx, Def->getEndLoc())),
+    // A kernel in an included file gets its code after the #include.
+    SourceLocation After =
+        lineAfter(Ctx, mainFileLocation(SM, Def->getEndLoc()));
+    std::string Key = "systolic/" + Kernel->getNameAsString();
+    // An instantiation's code specializes templates declared once for all
+    // of them; the keys sort the declarations first.
+    if (!Plan.TemplateArgs.empty()) {
+      for (const auto &[Form, Declaration] :
+           systolicPrimaryTemplates(Plan, Shape, Aligned))
+        if (!check(Context.Edits.addDefinition(Key + "/" + Form,
+                                               "\n" + Declaration, After),
+                   C.Loc))
+          return false;
+      Key += "/d-" + Plan.TemplateArgs;
+    }
+    if (!check(Context.Edits.addDefinition(Key, "\n" + Code, After), C.Loc))
+      return false;
+    if (DeclareAfter &&
+        !check(Context.Edits.addDefinition(
+                   "systolic/" + Kernel->getNameAsString() + "/declaration",
+                   "\n" + systolicLauncherDeclaration(Plan, Shape),
+                   lineAfter(Ctx, DeclareAfter->getEndLoc())),
                C.Loc))
       return false;
     for (const LaunchSite *S : Sites)
@@ -87,10 +133,11 @@ public:
         llvm::formatv(
             "'{0}' runs as {1} ({2}; {3} launch{4} rewritten{6}): "
             "{5}",
-            Kernel->getNameAsString(),
-            !Aligned             ? systolicKernelName(Plan)
-            : Aligned->WideLanes ? systolicWideKernelName(Plan)
-                                 : systolicAlignedKernelName(Plan),
+            nameWithTemplateArguments(*Kernel),
+            (!Aligned             ? systolicKernelName(Plan)
+             : Aligned->WideLanes ? systolicWideKernelName(Plan)
+                                  : systolicAlignedKernelName(Plan)) +
+                Plan.TemplateArgs,
             Summary, Sites.size(), Sites.size() == 1 ? "" : "es",
             Aligned ? Aligned->Why + "; overlapped form: " + Shape.Why
                     : Shape.Why,
@@ -162,10 +209,21 @@ private:
         ++LeftToFuse;
         continue;
       }
-      if (SM.isBeforeInTranslationUnit(S.Call->getBeginLoc(), Def->getEndLoc()))
-        return "a launch" + At +
-               " comes before the kernel's definition, "
-               "where the generated launcher is not yet declared";
+      if (SM.isBeforeInTranslationUnit(S.Call->getBeginLoc(),
+                                       Def->getEndLoc())) {
+        // The launcher is declared after a declaration of the kernel that
+        // comes first (`__global__ void k(...);` above main).
+        const FunctionDecl *First = Kernel->getFirstDecl();
+        if (First == Def || !SM.isWrittenInMainFile(First->getLocation()) ||
+            First->getLexicalDeclContext() != Def->getLexicalDeclContext() ||
+            !SM.isBeforeInTranslationUnit(First->getEndLoc(),
+                                          S.Call->getBeginLoc()))
+          return "a launch" + At +
+                 " comes before the kernel's definition and every "
+                 "declaration of it in the same scope, where the generated "
+                 "launcher is not yet declared";
+        DeclareAfter = First;
+      }
       Sites.push_back(&S);
     }
     if (Sites.empty() && LeftToFuse)
@@ -175,6 +233,10 @@ private:
              "' in this file to rewrite";
     return "";
   }
+
+  /// The declaration of the kernel after which the launcher is declared,
+  /// where launches come before the kernel's definition.
+  const FunctionDecl *DeclareAfter = nullptr;
 
   bool inFuseBlock(SourceLocation Loc) const {
     return llvm::any_of(FuseRanges, [&](SourceRange R) {
@@ -215,6 +277,11 @@ private:
              (MaxVector > 2 ? ", 2 or " : " or ") + std::to_string(MaxVector) +
              " (columns per lane: a " + Plan.ElementType +
              " vector of at most 16 bytes)";
+    if (Vector && *Vector > 1 && Plan.Geometry.PointLoads)
+      return "vector(" + std::to_string(*Vector) +
+             ") asks for a vector form, whose whole-vector loads would read "
+             "across the stencil's zero or periodic borders; vector(1) is "
+             "the overlapped form, which keeps them";
     if (Vector && *Vector > 1 &&
         !chooseVectorShape(Plan.Geometry, GpuSpec(), P, Block, Vector))
       return "vector(" + std::to_string(*Vector) +
@@ -276,13 +343,24 @@ private:
     }
     for (const Expr *A : S.Call->arguments())
       Args.push_back(text(A));
-    std::string Call = namespacePrefix(Plan.Kernel) +
-                       systolicLauncherName(Plan) + "(" +
-                       llvm::join(Args, ", ") + ")";
+    std::string Call =
+        namespacePrefix(Plan.Kernel) + systolicLauncherName(Plan) +
+        launcherTemplateArgs(S, Plan) + "(" + llvm::join(Args, ", ") + ")";
     return check(
         Context.Edits.replace(
             CharSourceRange::getTokenRange(S.Call->getSourceRange()), Call),
         S.Call->getBeginLoc());
+  }
+
+  /// The template arguments a launch of an instantiation names the
+  /// launcher with: those the launch writes, as written.
+  static std::string launcherTemplateArgs(const LaunchSite &S,
+                                          const SystolicPlan &Plan) {
+    if (Plan.TemplateArgs.empty())
+      return "";
+    std::vector<const Expr *> Written;
+    return templateArgumentsAsCalled(*Plan.Kernel, S.Call->getCallee(),
+                                     Written);
   }
 
   /// "a::b::" for a kernel in namespace a::b (anonymous ones need no

@@ -28,7 +28,8 @@ public:
   SystolicPass();
   void findCandidates(CandidateFinder &Find) const override;
   /// What the stencil analysis could not read in the kernel.
-  std::string whyNotACandidate(const clang::FunctionDecl &Kernel) const override;
+  std::string
+  whyNotACandidate(const clang::FunctionDecl &Kernel) const override;
   bool rewrite(PassContext &Context, const PassWork &Work) const override;
 };
 

@@ -90,6 +90,10 @@ public:
         });
     Plan.Geometry.ContiguousRows =
         hasContiguousRows(Plan.Input) && hasContiguousRows(Plan.Output);
+    Plan.Geometry.PointLoads =
+        !Plan.ReadLimits.empty() ||
+        llvm::any_of(Plan.Periods,
+                     [](const std::string &P) { return !P.empty(); });
     R.Plan = std::move(Plan);
     return R;
   }
@@ -166,41 +170,59 @@ private:
     if (!Shape.GuardIsSimple)
       return refuse("the store's guard '" + Shape.Guard +
                     "' is not only bounds on the coordinates");
+    Plan.Split = Shape.Split;
     for (const CoordinateBound &B : Shape.Bounds) {
-      // In coordinates: coordinate + origin op limit.
-      int64_t Origin = Shape.Origin[B.Dim];
-      BoxBound Box;
-      Box.Dim = B.Dim;
-      int64_t Adjust = 0;
-      switch (B.Op) {
-      case BO_LT:
-        Box.IsLower = false;
-        break;
-      case BO_LE:
-        Box.IsLower = false;
-        Adjust = 1;
-        break;
-      case BO_GT:
-        Adjust = 1;
-        break;
-      case BO_GE:
-        break;
-      default:
+      std::optional<BoxBound> Box = boxBound(B);
+      if (!Box)
         return refuse("the guard bounds " + std::string(DimNames[B.Dim]) +
                       " with '" + B.describe() + "', not an inequality");
-      }
-      Adjust -= Origin;
-      if (B.LimitValue)
-        Box.Constant = *B.LimitValue + Adjust;
-      if (Box.Constant && std::llabs(*Box.Constant) > MaxIndex32Extent)
-        Plan.Index32 = false;
-      Box.Value = "(long long)(" + B.Limit + ")";
-      if (Adjust)
-        Box.Value +=
-            (Adjust > 0 ? " + " : " - ") + std::to_string(std::llabs(Adjust));
-      Plan.Bounds.push_back(Box);
+      Plan.Bounds.push_back(*Box);
     }
+    for (const CoordinateBound &B : Shape.ReadLimits)
+      Plan.ReadLimits.push_back(*boxBound(B));
+    Plan.Periods = Shape.Periods;
+    Plan.PeriodBoundsPoints = Shape.PeriodBoundsPoints;
+    if (Plan.Rank == 3 && llvm::any_of(Plan.Periods, [](const std::string &P) {
+          return !P.empty();
+        }))
+      return refuse("periodic borders in a 3D stencil: the plane-by-plane "
+                    "kernel does not wrap its loads");
     return true;
+  }
+
+  /// \p B as a bound of the box in coordinates (before the output's
+  /// origin); none for a bound that is not an inequality.
+  std::optional<BoxBound> boxBound(const CoordinateBound &B) {
+    // In coordinates: coordinate + origin op limit.
+    BoxBound Box;
+    Box.Dim = B.Dim;
+    int64_t Adjust = 0;
+    switch (B.Op) {
+    case BO_LT:
+      Box.IsLower = false;
+      break;
+    case BO_LE:
+      Box.IsLower = false;
+      Adjust = 1;
+      break;
+    case BO_GT:
+      Adjust = 1;
+      break;
+    case BO_GE:
+      break;
+    default:
+      return std::nullopt;
+    }
+    Adjust -= Shape.Origin[B.Dim];
+    if (B.LimitValue)
+      Box.Constant = *B.LimitValue + Adjust;
+    if (Box.Constant && std::llabs(*Box.Constant) > MaxIndex32Extent)
+      Plan.Index32 = false;
+    Box.Value = "(long long)(" + B.Limit + ")";
+    if (Adjust)
+      Box.Value +=
+          (Adjust > 0 ? " + " : " - ") + std::to_string(std::llabs(Adjust));
+    return Box;
   }
 
   /// The weight of one point as a term, or a refusal.

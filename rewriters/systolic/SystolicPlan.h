@@ -128,6 +128,22 @@ struct SystolicPlan {
   std::vector<SystolicTap> Taps;
   std::vector<ReadGroup> Reads;
   std::vector<BoxBound> Bounds;
+  /// Zero borders (StencilShape::ReadLimits): the original reads no input
+  /// point beyond these, and the kernel loads none, so the masked taps take
+  /// 0 from the cache there.
+  std::vector<BoxBound> ReadLimits;
+  /// The coordinates are split from one linear thread index; the launch's
+  /// extents come from its threads (StencilShape::Split).
+  std::optional<LinearSplit> Split;
+  /// Periodic borders (StencilShape::Periods): the kernel loads the input
+  /// at coordinates wrapped into [0, period) along these.
+  std::array<std::string, 3> Periods;
+  std::array<bool, 3> PeriodBoundsPoints = {false, false, false};
+  /// An instantiation of a template kernel: its template arguments as the
+  /// generated specializations name them (`<1, float>`), and the template's
+  /// parameter list for the primary templates (`template <int R, typename
+  /// T>`). Empty for a kernel that is no template.
+  std::string TemplateArgs, TemplateHead;
   std::optional<StagedFilter> Filter;
   std::optional<FilterLoop> Loop;
   ArrayIndexing Output, Input;

@@ -815,8 +815,14 @@ __global__ void k(const float *in, float *out, int n) {
   EXPECT_FALSE(S.Points[0].Conditional);
   EXPECT_TRUE(S.Points[1].Conditional);
   EXPECT_TRUE(S.Points[2].Conditional);
+  // A `?:` with a zero branch passes the read's weight on; its mask is no
+  // zero border (x > 0 does not cut the tap at -2 where it leaves the
+  // written points), so the read stays conditional.
   EXPECT_TRUE(S.Points[3].Conditional);
-  EXPECT_EQ(S.Points[3].Weight.K, StencilCoefficient::Unknown);
+  EXPECT_EQ(S.Points[3].Weight.describe(), "1");
+  EXPECT_EQ(S.CodegenProblem, "the read at offset (-2) is 0 where 'x > 0' "
+                              "fails, which is not where the written "
+                              "points end");
   EXPECT_EQ(bounds(S), "x < n");
 }
 
@@ -1154,12 +1160,14 @@ TEST(StencilAccessRefusalTest, NonAffineCoordinates) {
 __global__ void k(const float *in, float *out, int W) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
   int x = idx % W;
-  int y = idx / W;
+  int y = (idx + 1) / W;
   out[y * W + x] = in[y * W + x + 1];
 }
 )");
+  // The thread's own number splits into coordinates (StencilLinearSplit
+  // tests); a number offset from it does not.
   EXPECT_EQ(A.refusal(), "the index uses '/' on values that are not "
-                         "constants: 'idx / W'");
+                         "constants: '(idx + 1) / W'");
 }
 
 TEST(StencilAccessRefusalTest, OffsetIsNotAMultipleOfTheStrides) {
@@ -1762,6 +1770,134 @@ TEST(StencilCodegenFieldsTest, InputReadAtANonConstantBaseIsRefused) {
 )");
   EXPECT_EQ(A.refusal(), "the offset from the output is not a constant "
                          "multiple of the strides: 'W*H'");
+}
+
+//===----------------------------------------------------------------------===//
+// A linear thread index split into coordinates; zero borders
+//===----------------------------------------------------------------------===//
+
+/// The bounds a point's read is masked by, "x < W - 1 && y >= 1".
+std::string masks(const StencilPoint &P) {
+  std::string Out;
+  for (const CoordinateBound &B : P.When)
+    Out += (Out.empty() ? "" : " && ") + B.describe();
+  return Out;
+}
+
+TEST(StencilLinearSplitTest, RemainderAndQuotientAreXAndY) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= W * H)
+    return;
+  int x = id % W, y = id / W;
+  if (x < 1 || x >= W - 1)
+    return;
+  out[y * W + x] = in[id - 1] + in[id + 1] + in[id + W];
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  // `id` itself is x + W * y: its reads are offsets along x.
+  EXPECT_EQ(offsets(A.shape()), "(-1,0,0) (1,0,0) (0,1,0)");
+  ASSERT_TRUE(A.shape().Split.has_value());
+  EXPECT_EQ(A.shape().Split->Divisor, "W");
+  ASSERT_EQ(A.shape().Split->Limits.size(), 1u);
+  EXPECT_EQ(A.shape().Split->Limits[0], "W*H");
+  EXPECT_EQ(bounds(A.shape()), "x >= 1, x < W - 1");
+  EXPECT_TRUE(A.shape().GuardIsSimple);
+  EXPECT_EQ(A.shape().BlockFactor[0], "blockDim.x");
+  EXPECT_EQ(A.shape().CodegenProblem, "");
+}
+
+TEST(StencilLinearSplitTest, OneSplitPerKernel) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W, int H) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  out[id % W + id / H * W] = in[id % W + id / H * W + 1];
+}
+)");
+  EXPECT_EQ(A.refusal(), "the thread index is split two ways: by 'W' and by "
+                         "'H'");
+}
+
+TEST(StencilLinearSplitTest, DivisorFixedForTheLaunch) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  int x = id % blockDim.x, y = id / blockDim.x;
+  out[x + y * 64] = in[x + y * 64 + 1];
+}
+)");
+  EXPECT_EQ(A.refusal(), "the thread index is split by 'blockDim.x', which "
+                         "is not fixed for the launch");
+}
+
+TEST(StencilLinearSplitTest, NoOtherThreadDimension) {
+  Analysis A = analyze(R"(
+__global__ void k(const float *in, float *out, int W) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  int x = id % W, y = id / W + threadIdx.y;
+  out[x + y * W] = in[x + y * W + 1];
+}
+)");
+  EXPECT_EQ(A.refusal(), "the index uses threadIdx.y or blockIdx.y beside a "
+                         "thread index split into x and y");
+}
+
+TEST(StencilZeroBorderTest, TernaryTapsAreMaskedReads) {
+  Analysis A = analyze(R"(
+__global__ void k(const double *in, double *out, unsigned n, double r) {
+  int id = blockDim.x * blockIdx.x + threadIdx.x;
+  if (id < n * n) {
+    int i = id % n, j = id / n;
+    out[i + j * n] = in[i + j * n] + r * ((i < n - 1) ? in[i + 1 + j * n] : 0.0) +
+                     r * ((j > 0) ? in[i + (j - 1) * n] : 0.0);
+  }
+}
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  const StencilShape &S = A.shape();
+  EXPECT_EQ(weights(S), "0,0,0=1 1,0,0=r 0,-1,0=r");
+  ASSERT_EQ(S.Points.size(), 3u);
+  EXPECT_FALSE(S.Points[1].Conditional);
+  EXPECT_EQ(masks(S.Points[0]), "");
+  EXPECT_EQ(masks(S.Points[1]), "x < n - 1");
+  EXPECT_EQ(masks(S.Points[2]), "y > 0");
+  std::string Limits;
+  for (const CoordinateBound &B : S.ReadLimits)
+    Limits += (Limits.empty() ? "" : ", ") + B.describe();
+  EXPECT_EQ(Limits, "x < n, y >= 0");
+  EXPECT_EQ(S.CodegenProblem, "");
+}
+
+TEST(StencilZeroBorderTest, MaskShortOfTheEdgeStaysConditional) {
+  Analysis A = analyzeInterior2D("", R"(
+  out[y * W + x] = in[y * W + x] + ((x < W - 3) ? in[y * W + x + 1] : 0.0f);
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_TRUE(A.shape().Points[1].Conditional);
+  EXPECT_EQ(A.shape().CodegenProblem,
+            "the read at offset (1,0) is 0 where 'x < W - 3' fails, which is "
+            "not where the written points end");
+}
+
+TEST(StencilZeroBorderTest, MaskOnAnotherAxisIsNoBorder) {
+  Analysis A = analyzeInterior2D("", R"(
+  out[y * W + x] = in[y * W + x] + ((x < W - 1) ? in[(y + 1) * W + x] : 0.0f);
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_EQ(A.shape().CodegenProblem,
+            "the read at offset (0,1) is 0 where 'x < W - 1' fails, which "
+            "does not cut it where it reaches past the written points");
+}
+
+TEST(StencilZeroBorderTest, OtherBranchMustBeZero) {
+  Analysis A = analyzeInterior2D("", R"(
+  out[y * W + x] = (x < W - 1) ? in[y * W + x + 1] : in[y * W + x];
+)");
+  ASSERT_TRUE(A.Result) << A.Result.Refusal;
+  EXPECT_TRUE(A.shape().Points[0].Conditional);
+  EXPECT_TRUE(A.shape().Points[0].When.empty());
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // The launches of a kernel are rewritten to call its launcher, so every one
-// must be a host launch after the kernel's definition, outside macros and
+// must be a host launch after the kernel's definition or a file-scope
+// declaration of it, outside macros and
 // templates; a kernel with no launch in the file is not rewritten either.
 // The launcher takes the kernel's parameters as written and passes them on
 // by name: an unnamed parameter or a default argument is refused.
@@ -13,11 +14,13 @@
     return;                                                                    \
   out[y * W + x] = in[y * W + x - 1] + in[(y + 1) * W + x];
 
-__global__ void early(const float *__restrict__ in, float *__restrict__ out,
-                      int W, int H);
-
 void runEarly(const float *in, float *out, int W, int H) {
-  // CHECK-DAG: launch-refusals.cu:[[#@LINE+5]]:17: warning: not rewritten: a launch (line [[@LINE+1]]) comes before the kernel's definition, where the generated launcher is not yet declared [systolic] [-Wcuda-rewrite-refused]
+  // Declared in the function only: the launcher, declared at file scope
+  // after a declaration of the kernel there (systolic/declared-before.cu),
+  // has no place before this launch.
+  __global__ void early(const float *__restrict__ in,
+                        float *__restrict__ out, int W, int H);
+  // CHECK-DAG: launch-refusals.cu:[[#@LINE+5]]:17: warning: not rewritten: a launch (line [[@LINE+1]]) comes before the kernel's definition and every declaration of it in the same scope, where the generated launcher is not yet declared [systolic] [-Wcuda-rewrite-refused]
   early<<<dim3(W / 32, H / 8), dim3(32, 8)>>>(in, out, W, H);
 }
 

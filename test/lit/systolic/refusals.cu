@@ -122,7 +122,7 @@ __global__ void product(const float *__restrict__ in, float *__restrict__ out,
 __global__ void condRead(const float *__restrict__ in, float *__restrict__ out,
                          int W, int H) {
   INTERIOR_2D
-  out[y * W + x] = (x > 5 ? in[y * W + x - 1] : 0.0f) + in[(y + 1) * W + x];
+  out[y * W + x] = (x > 5 ? in[y * W + x - 1] : 2.0f) + in[(y + 1) * W + x];
 }
 
 // The coordinate must be blockIdx * (blockDim or a constant) + threadIdx.

@@ -473,6 +473,219 @@ class Stencil:
         return "\n".join(lines)
 
 
+class LinearStencil(Stencil):
+    """The same stencil with one thread per point numbered along x and the
+    number split into coordinates: `int id = blockIdx.x * blockDim.x +
+    threadIdx.x; int x = id % W, y = id / W;`, a guard on `id` (and margins
+    on x and y), and in some programs zero borders (no margins, every tap
+    that reaches past the grid written `(x < W - 1 && ...) ? in[..] : 0`)
+    or periodic ones (no margins, reads wrapped: `in[y * W + (x + 1) % W]`,
+    `(W + x - 1) % W`).
+    Launches have any block size, with threads beyond the points, or
+    fewer (then the rewrite must run the original where they are no whole
+    rows)."""
+
+    def __init__(self, drawn, rng):
+        """\\p drawn's stencil; the choices of this form from \\p rng."""
+        self.__dict__.update(drawn.__dict__)
+        self.rng = rng
+        self.borders = rng.choice(["zero", "zero", "periodic", "margins"])
+        self.zero = self.borders == "zero"
+        if self.borders != "margins":
+            # A vector form would load across the borders: the clause is an
+            # error there (lit systolic/linear-split.cu).
+            self.clauses = [c if not c.startswith("vector(") else "vector(1)"
+                            for c in self.clauses]
+            self.margins = [(0, 0)] * 3
+            for key in ("LX", "HX", "LY", "HY"):
+                self.text.pop(key, None)
+        self.guard_id = rng.choice(["if", "return"])
+        self.tpb = rng.choice([64, 128, 256, 512, 96])
+        # The launch: enough threads, or those of some whole rows only, or
+        # a count that ends inside a row.
+        self.threads = rng.choice(["enough", "enough", "rows", "partial"])
+        self.unsigned_w = rng.random() < 0.3 and "W" not in self.named
+
+    def mask(self, tap):
+        """The zero border's condition for a tap, or None."""
+        dx, dy, _ = tap
+        conds = []
+        if dx > 0:
+            conds.append(f"x < W - {dx}")
+        if dx < 0:
+            conds.append(f"x >= {-dx}" if self.rng.random() < 0.5
+                         else f"x > {-dx - 1}")
+        if dy > 0:
+            conds.append(f"y < H - {dy}")
+        if dy < 0:
+            conds.append(f"y >= {-dy}")
+        return " && ".join(conds) or None
+
+    def wrap(self, axis, d, period):
+        """`axis + d` wrapped into [0, period) in one of C's spellings."""
+        if d == 0:
+            return axis
+        if d > 0:
+            return f"(({axis} + {d}) % {period})"
+        return self.rng.choice([f"(({axis} + {period} - {-d}) % {period})",
+                                f"(({period} + {axis} - {-d}) % {period})"])
+
+    def kernel(self):
+        n, T = self.name, self.ctype
+        R = " __restrict__" if self.restrict else ""
+        W = "unsigned W" if self.unsigned_w else "int W"
+        params = [f"const {T} *{R} in".replace("* ", "*"),
+                  f"{T} *{R} out".replace("* ", "*"), W, "int H"]
+        if self.source == "param":
+            params += [f"{T} c{k}" for k in range(len(self.taps))]
+        params = [q for q in params
+                  if q not in {f"int {dim}" for dim in self.named}]
+        lines = []
+        if self.source == "constant":
+            lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
+        for k, w in enumerate(self.weights):
+            lit = self.text.get(f"c{k}", self.literal(w))
+            if self.source == "global":
+                lines.append(f"constexpr {T} {n}_c{k} = {lit};")
+            elif self.source == "cscalar":
+                lines.append(f"__constant__ {T} {n}_c{k};")
+        pragma = " ".join(["#pragma cuda_rewrite systolic"] + self.clauses)
+        lines += [pragma,
+                  f"__global__ void {n}_stencil({', '.join(params)}) {{",
+                  "  int id = blockIdx.x * blockDim.x + threadIdx.x;"]
+        ind = "  "
+        if self.guard_id == "return":
+            lines += ["  if (id >= W * H)", "    return;"]
+        else:
+            lines.append("  if (id < W * H) {")
+            ind = "    "
+        lines += [f"{ind}int x = id % W;", f"{ind}int y = id / W;"]
+        conds = []
+        for axis, limit, (lo, hi) in (("x", "W", self.margins[0]),
+                                      ("y", "H", self.margins[1])):
+            lo = self.text.get("L" + axis.upper(), lo or None)
+            hi = self.text.get("H" + axis.upper(), hi or None)
+            if lo:
+                conds.append(f"{axis} >= {lo}")
+            if hi:
+                conds.append(f"{axis} < {limit} - {hi}")
+        close = []
+        if conds:
+            lines.append(f"{ind}if ({' && '.join(conds)}) {{")
+            close.append(f"{ind}}}")
+            ind += "  "
+        if self.source == "local":
+            for k, w in enumerate(self.weights):
+                lit = self.text.get(f"c{k}", self.literal(w))
+                lines.append(f"{ind}const {T} c{k} = {lit};")
+        terms = []
+        zero = "0" if T == "int" else c_float(0.0, T)
+        for k, t in enumerate(self.taps):
+            dx, dy, _ = t
+            row = "y" if dy == 0 else f"({plus('y', dy)})"
+            read = f"in[{row} * W + {plus('x', dx)}]"
+            if self.borders == "periodic":
+                read = (f"in[{self.wrap('y', dy, 'H')} * W + "
+                        f"{self.wrap('x', dx, 'W')}]")
+            m = self.mask(t) if self.zero else None
+            if m:
+                read = f"(({m}) ? {read} : {zero})"
+            terms.append(f"{self.weight_expr(k)} * {read}")
+        expr = (" +\n" + ind + "    ").join(terms)
+        lines.append(f"{ind}out[y * W + x] = {expr};")
+        lines += close[::-1]
+        if self.guard_id == "if":
+            lines.append("  }")
+        lines.append("}")
+        text = "\n".join(lines)
+        for dim in sorted(self.named):
+            text = re.sub(r"\b" + dim + r"\b", self.text[dim], text)
+        return text
+
+    def host(self):
+        n, T, t = self.name, self.ctype, self.text
+        W, H = (t.get(k, str(v)) for k, v in zip("WH", self.size))
+        count = "W * H"
+        args = ["in.data()", "out.data()"] + [
+            dim for dim in "WH" if dim not in self.named]
+        lines = [f"static void run_{n}(difftest::Rng &rng, "
+                 "difftest::Check &check) {",
+                 f"  const int W = {W}, H = {H};",
+                 f"  difftest::Buffer<{T}> in({count}), out({count});",
+                 "  rng.fill(in.Host, " + ("-100, 100" if T == "int"
+                                           else "-1.0, 1.0") + ");",
+                 "  in.upload();", "  out.poison();"]
+        wlist = ", ".join(t.get(f"c{k}", self.literal(w))
+                          for k, w in enumerate(self.weights))
+        lines.append(f"  const {T} weights[{len(self.weights)}] = {{{wlist}}};")
+        if self.source == "param":
+            args += [f"weights[{k}]" for k in range(len(self.weights))]
+        if self.source == "constant":
+            lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_w, weights,"
+                         " sizeof(weights)));")
+        if self.source == "cscalar":
+            for k in range(len(self.weights)):
+                lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_c{k}, "
+                             f"&weights[{k}], sizeof({T})));")
+        # Threads: enough for every point, those of H / 2 whole rows, or a
+        # count that ends inside a row.
+        threads = {"enough": "W * H", "rows": "W * (H / 2)",
+                   "partial": "W * (H / 2) + W / 3"}[self.threads]
+        lines += [f"  const int threads = {threads};",
+                  f"  const int tpb = {self.tpb};",
+                  f"  {n}_stencil<<<(threads + tpb - 1) / tpb, tpb>>>"
+                  f"({', '.join(args)});",
+                  "  DIFFTEST_CUDA(cudaGetLastError());",
+                  f"  const std::vector<{T}> &got = out.download();",
+                  "  const long long launched = (long long)((threads + tpb - 1)"
+                  " / tpb) * tpb;"]
+        taps = ", ".join(f"{{{dx}, {dy}}}" for dx, dy, _ in self.taps)
+        (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
+        lx, hx, ly, hy = (t.get(k, v) for k, v in (
+            ("LX", lx), ("HX", hx), ("LY", ly), ("HY", hy)))
+        exact = T == "int"
+        want_t = "long long" if exact else "difftest::Approx"
+        lines += [f"  const int taps[{len(self.taps)}][2] = {{{taps}}};",
+                  f"  std::vector<{T}> wantExact({count});" if exact else
+                  f"  std::vector<difftest::Approx> want({count});",
+                  f"  std::vector<bool> written({count});",
+                  "  for (long long id = 0; id < launched && id < W * H; "
+                  "++id) {",
+                  "    const int x = id % W, y = id / W;",
+                  f"    if (x < {lx} || x >= W - {hx} || y < {ly} || "
+                  f"y >= H - {hy})",
+                  "      continue;",
+                  f"    std::vector<{want_t}> terms;",
+                  f"    for (int k = 0; k < {len(self.taps)}; ++k) {{",
+                  "      int px = x + taps[k][0], py = y + taps[k][1];"]
+        if self.borders == "periodic":
+            lines += ["      px = (px + W) % W, py = (py + H) % H;"]
+        lines += ["      if (px < 0 || px >= W || py < 0 || py >= H)",
+                  "        continue; // a zero border",
+                  "      size_t at = (size_t)py * W + px;"]
+        if exact:
+            lines.append("      terms.push_back((long long)weights[k] * "
+                         "in.Host[at]);")
+        else:
+            lines.append("      terms.push_back(difftest::Approx(weights[k])"
+                         " * difftest::Approx(in.Host[at]));")
+        lines.append("    }")
+        if exact:
+            lines.append("    long long s = 0;\n    for (long long t : terms) "
+                         "s += t;\n    wantExact[id] = (int)s;")
+        else:
+            lines.append("    want[id] = difftest::sum(terms);")
+        lines += ["    written[id] = true;", "  }"]
+        if exact:
+            lines.append('  difftest::expectExact(check, "out", got, '
+                         "wantExact, written);")
+        else:
+            lines.append('  difftest::expectNear(check, "out", got, want, '
+                         "written);")
+        lines.append("}")
+        return "\n".join(lines)
+
+
 def plus_text(base, offset_text):
     return (f"{base} - {offset_text[1:]}" if offset_text.startswith("-")
             else f"{base} + {offset_text}")
@@ -480,7 +693,12 @@ def plus_text(base, offset_text):
 
 def generate(rng: random.Random, name: str,
              spell: Spelling = None) -> Program:
+    # A linear thread number split into x and y (drawn from a stream of its
+    # own, so that the other programs of a seed stay as they were).
+    form = random.Random(hash(rng.getstate()) ^ 0x5EED)
     s = Stencil(rng, name, spell)
+    if form.random() < 0.3 and s.dims == 2 and s.source != "filter":
+        return generate_linear(LinearStencil(s, form), form)
     traits = {"dims": str(s.dims), "type": s.ctype, "taps": str(len(s.taps)),
               "weights": s.source, "index": s.index,
               "clauses": " ".join(s.clauses) or "-"}
@@ -488,7 +706,43 @@ def generate(rng: random.Random, name: str,
         traits["refusal"] = "bias"
     if s.flag_guard:
         traits["refusal"] = "flag guard"
-    code = s.spell.apply(s.kernel() + "\n\n" + s.host())
+    kernel, host = templated(s.kernel(), s.host(), s, form, traits)
+    code = s.spell.apply(kernel + "\n\n" + host)
     if s.spell.on:
         traits["spelled"] = s.spell.style
     return Program(name, code, traits, s.spell.knobs)
+
+
+def templated(kernel, host, s, form, traits):
+    """In a quarter of the float and double programs, the kernel as a
+    template over its element type (`template <typename Elem[, int Tag =
+    0]>`), launched with the type named or deduced: the rewrite is an
+    explicit specialization per instantiation."""
+    if form.random() >= 0.25 or s.ctype not in ("float", "double"):
+        return kernel, host
+    pragma = kernel.index("#pragma cuda_rewrite systolic")
+    head, body = kernel[:pragma], kernel[pragma:]
+    body = re.sub(r"\b" + s.ctype + r"\b", "Elem", body)
+    tag = form.random() < 0.4
+    params = "typename Elem" + (", int Tag = 0" if tag else "")
+    body = body.replace("\n__global__ void", f"\ntemplate <{params}>\n"
+                        "__global__ void", 1)
+    args = form.choice(["", f"<{s.ctype}>"] + ([f"<{s.ctype}, 0>"]
+                                               if tag else []))
+    host = host.replace(f"{s.name}_stencil<<<", f"{s.name}_stencil{args}<<<")
+    traits["template"] = f"<{params}>{args or ' deduced'}"
+    return head + body, host
+
+
+def generate_linear(s: LinearStencil, form) -> Program:
+    traits = {"dims": "2", "type": s.ctype, "taps": str(len(s.taps)),
+              "weights": s.source, "index": "linear split",
+              "borders": s.borders,
+              "threads": s.threads, "clauses": " ".join(s.clauses) or "-"}
+    if s.bias:
+        traits["refusal"] = "bias"
+    kernel, host = templated(s.kernel(), s.host(), s, form, traits)
+    code = s.spell.apply(kernel + "\n\n" + host)
+    if s.spell.on:
+        traits["spelled"] = s.spell.style
+    return Program(s.name, code, traits, s.spell.knobs)
