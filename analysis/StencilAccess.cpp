@@ -544,6 +544,7 @@ private:
                       std::vector<LimitedBound> &Out);
   std::optional<AffineExpr> linearLimitOf(const BinaryOperator *Cmp,
                                           bool Negated);
+  std::optional<AffineExpr> foldedDifference(const BinaryOperator *Cmp);
   void checkZeroBorders();
   std::string
   zeroBorderProblem(std::array<std::optional<AffineExpr>, NumDims> &Upper,
@@ -2685,15 +2686,21 @@ StencilCoefficient StencilAnalyzer::instantiate(const WeightTemplate &W,
 // Step 6: the guard
 //===----------------------------------------------------------------------===//
 
-/// `A op B` as a bound on one output coordinate, when one side is that
-/// coordinate plus a constant and the other does not depend on the thread.
-std::optional<LimitedBound> StencilAnalyzer::boundOf(const BinaryOperator *Cmp,
-                                                     bool Negated) {
+/// A - B of a comparison `A op B`, in coordinates.
+std::optional<AffineExpr>
+StencilAnalyzer::foldedDifference(const BinaryOperator *Cmp) {
   std::optional<AffineExpr> L = evalInt(Cmp->getLHS());
   std::optional<AffineExpr> R = L ? evalInt(Cmp->getRHS()) : std::nullopt;
   if (!L || !R)
     return std::nullopt;
-  std::optional<AffineExpr> Diff = fold(*L - *R, Cmp);
+  return fold(*L - *R, Cmp);
+}
+
+/// `A op B` as a bound on one output coordinate, when one side is that
+/// coordinate plus a constant and the other does not depend on the thread.
+std::optional<LimitedBound> StencilAnalyzer::boundOf(const BinaryOperator *Cmp,
+                                                     bool Negated) {
+  std::optional<AffineExpr> Diff = foldedDifference(Cmp);
   if (!Diff)
     return std::nullopt;
   // Diff = a * coord_d + rest with a = +-1.
@@ -2759,11 +2766,7 @@ std::optional<AffineExpr>
 StencilAnalyzer::linearLimitOf(const BinaryOperator *Cmp, bool Negated) {
   if (!Split)
     return std::nullopt;
-  std::optional<AffineExpr> L = evalInt(Cmp->getLHS());
-  std::optional<AffineExpr> R = L ? evalInt(Cmp->getRHS()) : std::nullopt;
-  if (!L || !R)
-    return std::nullopt;
-  std::optional<AffineExpr> Diff = fold(*L - *R, Cmp);
+  std::optional<AffineExpr> Diff = foldedDifference(Cmp);
   if (!Diff)
     return std::nullopt;
   // Diff = a * (x + Divisor * y) + rest with a = +-1.

@@ -382,16 +382,14 @@ class Stencil:
             return f"({size} + {self.text[key]} - 1) / {self.text[key]}"
         return f"({size} + {threads - 1}) / {threads}"
 
-    def host(self):
+    def setup(self, sizes, count, args):
+        """The first lines of run_<name>: the sizes (`W = .., H = ..`),
+        the input filled at random, the output poisoned and the weights
+        where the kernel reads them (appended to \\p args for parameters)."""
         n, T, t = self.name, self.ctype, self.text
-        W, H, D = (t.get(k, str(v)) for k, v in zip("WHD", self.size))
-        bx, by, bz = self.block
-        count = "W * H" + (" * D" if self.dims == 3 else "")
-        args = ["in.data()", "out.data()"] + [
-            dim for dim in "WHD"[:self.dims] if dim not in self.named]
         lines = [f"static void run_{n}(difftest::Rng &rng, "
                  "difftest::Check &check) {",
-                 f"  const int W = {W}, H = {H}, D = {D};",
+                 f"  const int {sizes};",
                  f"  difftest::Buffer<{T}> in({count}), out({count});",
                  "  rng.fill(in.Host, " + ("-100, 100" if T == "int"
                                            else "-1.0, 1.0") + ");",
@@ -408,6 +406,16 @@ class Stencil:
             for k in range(len(self.weights)):
                 lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_c{k}, "
                              f"&weights[{k}], sizeof({T})));")
+        return lines
+
+    def host(self):
+        n, T, t = self.name, self.ctype, self.text
+        W, H, D = (t.get(k, str(v)) for k, v in zip("WHD", self.size))
+        bx, by, bz = self.block
+        count = "W * H" + (" * D" if self.dims == 3 else "")
+        args = ["in.data()", "out.data()"] + [
+            dim for dim in "WHD"[:self.dims] if dim not in self.named]
+        lines = self.setup(f"W = {W}, H = {H}, D = {D}", count, args)
         if self.index == "md":
             args[0] = f"reinterpret_cast<const {T} (*)[{n}_W]>(in.data())"
             args[1] = f"reinterpret_cast<{T} (*)[{n}_W]>(out.data())"
@@ -608,25 +616,7 @@ class LinearStencil(Stencil):
         count = "W * H"
         args = ["in.data()", "out.data()"] + [
             dim for dim in "WH" if dim not in self.named]
-        lines = [f"static void run_{n}(difftest::Rng &rng, "
-                 "difftest::Check &check) {",
-                 f"  const int W = {W}, H = {H};",
-                 f"  difftest::Buffer<{T}> in({count}), out({count});",
-                 "  rng.fill(in.Host, " + ("-100, 100" if T == "int"
-                                           else "-1.0, 1.0") + ");",
-                 "  in.upload();", "  out.poison();"]
-        wlist = ", ".join(t.get(f"c{k}", self.literal(w))
-                          for k, w in enumerate(self.weights))
-        lines.append(f"  const {T} weights[{len(self.weights)}] = {{{wlist}}};")
-        if self.source == "param":
-            args += [f"weights[{k}]" for k in range(len(self.weights))]
-        if self.source == "constant":
-            lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_w, weights,"
-                         " sizeof(weights)));")
-        if self.source == "cscalar":
-            for k in range(len(self.weights)):
-                lines.append(f"  DIFFTEST_CUDA(cudaMemcpyToSymbol({n}_c{k}, "
-                             f"&weights[{k}], sizeof({T})));")
+        lines = self.setup(f"W = {W}, H = {H}", count, args)
         # Threads: enough for every point, those of H / 2 whole rows, or a
         # count that ends inside a row.
         threads = {"enough": "W * H", "rows": "W * (H / 2)",
@@ -695,7 +685,7 @@ def generate(rng: random.Random, name: str,
              spell: Spelling = None) -> Program:
     # A linear thread number split into x and y (drawn from a stream of its
     # own, so that the other programs of a seed stay as they were).
-    form = random.Random(hash(rng.getstate()) ^ 0x5EED)
+    form = random.Random("form" + str(rng.getstate()[1][:8]))
     s = Stencil(rng, name, spell)
     if form.random() < 0.3 and s.dims == 2 and s.source != "filter":
         return generate_linear(LinearStencil(s, form), form)
