@@ -48,6 +48,9 @@ public:
     if (!Planned.Plan)
       return refuse(C, Planned.Refused.Reason);
     SystolicPlan &Plan = *Planned.Plan;
+    if (Kernel->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+      return refuse(C, "an explicit specialization of a template kernel: its "
+                       "code would clash with the template's instantiations'");
     if (isTemplateInstantiation(*Kernel)) {
       std::string Why;
       std::optional<std::string> Head =

@@ -61,6 +61,20 @@ __global__ void packed(const float *__restrict__ in, float *__restrict__ out,
   out[y * W + x] = in[y * W + x - 1] + in[y * W + x + 1];
 }
 
+// A specialization the user wrote is a kernel of its own; the systolic code
+// of box's instantiations specializes templates of the same names, so it is
+// refused.
+// CHECK: templates.cu:[[@LINE+2]]:17: remark: not rewritten: an explicit specialization of a template kernel: its code would clash with the template's instantiations'
+template <>
+__global__ void box<3, float, true>(const float *__restrict__ in,
+                                    float *__restrict__ out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 3 || x >= W - 3 || y >= H)
+    return;
+  out[y * W + x] = in[y * W + x - 3] + in[y * W + x + 3];
+}
+
 void run(const float *a, float *b, const double *c, double *d, int W, int H) {
   dim3 block(32, 8), grid((W + 31) / 32, (H + 7) / 8);
   // CODE: box_systolic_launch<RADIUS, float, true>(grid, block, 0, 0, a, b, W, H);
@@ -69,5 +83,6 @@ void run(const float *a, float *b, const double *c, double *d, int W, int H) {
   box<2, double><<<grid, block>>>(c, d, W, H);
   // CODE-NEXT: box<0><<<grid, block>>>(a, b, W, H);
   box<0><<<grid, block>>>(a, b, W, H);
+  box<3><<<grid, block>>>(a, b, W, H);
   packed<1, 2><<<grid, block>>>(a, b, W, H);
 }
