@@ -295,12 +295,18 @@ void CudaRewritePragmaHandler::HandlePragma(Preprocessor &PP,
     PragmaLineParser(PP, Directives).parse(Introducer.Loc);
     return;
   }
-  if (!SM.isWrittenInMainFile(Introducer.Loc)) {
+  SourceLocation Loc = SM.getExpansionLoc(Introducer.Loc);
+  bool InMain = SM.isWrittenInMainFile(Loc);
+  // A project file the main file includes: not a system header, a file.
+  bool InProject = !InMain && Loc.isValid() && !SM.isInSystemHeader(Loc) &&
+                   SM.getFileEntryRefForID(SM.getFileID(Loc));
+  if (!InMain && !InProject) {
     Diags.Report(Introducer.Loc,
                  Diags.getCustomDiagID(
                      DiagnosticsEngine::Warning,
                      "cuda_rewrite pragma ignored: only pragmas in the file "
-                     "being rewritten take effect"));
+                     "being rewritten and the project files it includes "
+                     "take effect"));
     PragmaLineParser(PP, Directives).parse(Introducer.Loc);
     return;
   }
@@ -308,7 +314,18 @@ void CudaRewritePragmaHandler::HandlePragma(Preprocessor &PP,
       PragmaLineParser(PP, Directives).parse(Introducer.Loc);
   if (!Directive)
     return;
-  Directive->Offset = SM.getFileOffset(Introducer.Loc);
+  if (InProject && !Directive->Spec->InIncludedFiles) {
+    Diags.Report(Introducer.Loc,
+                 Diags.getCustomDiagID(
+                     DiagnosticsEngine::Warning,
+                     "cuda_rewrite pragma ignored: '%0' is read in the file "
+                     "being rewritten only; in an included file, only "
+                     "'systolic' is"))
+        << Directive->name();
+    return;
+  }
+  Directive->File = SM.getFileID(Loc);
+  Directive->Offset = SM.getFileOffset(Loc);
   Out.push_back(std::move(*Directive));
 }
 
@@ -334,7 +351,9 @@ namespace {
 /// every { } block, with their main-file offsets.
 class AttachmentPoints : public FunctionTrackingVisitor<AttachmentPoints> {
 public:
+  /// Offsets [Begin, End) in File.
   struct Span {
+    FileID File;
     unsigned Begin, End;
     bool contains(unsigned Offset) const {
       return Begin <= Offset && Offset < End;
@@ -355,12 +374,15 @@ public:
       collectFileScope(D);
   }
 
+  /// The offsets \p R covers in its file (the main file or a project file
+  /// it includes; a pragma attaches within its own file).
   std::optional<Span> span(SourceRange R) const {
     SourceLocation B = SM.getExpansionLoc(R.getBegin());
     SourceLocation E = SM.getExpansionRange(R.getEnd()).getEnd();
-    if (!SM.isWrittenInMainFile(B) || !SM.isWrittenInMainFile(E))
+    if (B.isInvalid() || E.isInvalid() || SM.getFileID(B) != SM.getFileID(E) ||
+        SM.isInSystemHeader(B))
       return std::nullopt;
-    return Span{SM.getFileOffset(B), SM.getFileOffset(E) + 1};
+    return Span{SM.getFileID(B), SM.getFileOffset(B), SM.getFileOffset(E) + 1};
   }
 
   bool VisitCompoundStmt(CompoundStmt *S) {
@@ -514,7 +536,8 @@ attachPragmas(ASTContext &Ctx, ArrayRef<PragmaDirective> Directives) {
     // The innermost block holding the pragma decides where it may attach.
     const AttachmentPoints::Block *Inner = nullptr;
     for (const AttachmentPoints::Block &B : Points.Blocks)
-      if (B.Range.Begin < Offset && Offset < B.Range.End &&
+      if (B.Range.File == P.File && B.Range.Begin < Offset &&
+          Offset < B.Range.End &&
           (!Inner || Inner->Range.contains(B.Range.Begin)))
         Inner = &B;
 
@@ -550,6 +573,8 @@ attachPragmas(ASTContext &Ctx, ArrayRef<PragmaDirective> Directives) {
       const AttachmentPoints::FileDecl *Next = nullptr;
       bool Inside = false;
       for (const AttachmentPoints::FileDecl &D : Points.FileDecls) {
+        if (D.Range.File != P.File)
+          continue;
         if (D.Range.contains(Offset))
           Inside = true;
         else if (D.Range.Begin > Offset &&

@@ -14,6 +14,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceLocation.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Pragma.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <optional>
@@ -73,6 +74,9 @@ struct DirectiveSpec {
   llvm::StringLiteral Name;
   llvm::ArrayRef<ClauseSpec> Clauses;
   PragmaTarget Target;
+  /// The directive is read in the project files the main file includes
+  /// too (not system headers): its pass rewrites kernels defined there.
+  bool InIncludedFiles = false;
 };
 
 struct PragmaClause {
@@ -88,7 +92,14 @@ struct PragmaDirective {
   std::vector<PragmaClause> Clauses;
   clang::SourceLocation HashLoc; ///< The '#' of the pragma line.
   clang::SourceLocation EndLoc;  ///< The end of the pragma line.
-  unsigned Offset = 0;           ///< HashLoc's offset in the main file.
+  /// The file the pragma is in: the main file, or a project file it
+  /// includes (DirectiveSpec::InIncludedFiles).
+  clang::FileID File;
+  unsigned Offset = 0; ///< HashLoc's offset in File.
+
+  bool inMainFile(const clang::SourceManager &SM) const {
+    return File == SM.getMainFileID();
+  }
 
   bool is(const DirectiveSpec &S) const { return Spec == &S; }
   llvm::StringRef name() const { return Spec->Name; }

@@ -4,6 +4,7 @@
 #include "rewriters/PassManager.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 using namespace llvm;
@@ -23,19 +24,27 @@ std::string lineColumn(const SourceManager &SM, SourceLocation Loc) {
   return std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn());
 }
 
+std::string fileLineColumn(const SourceManager &SM, SourceLocation Loc) {
+  SourceLocation File = SM.getExpansionLoc(Loc);
+  if (File.isInvalid() || SM.isWrittenInMainFile(File))
+    return lineColumn(SM, Loc);
+  return sys::path::filename(SM.getFilename(File)).str() + ":" +
+         lineColumn(SM, Loc);
+}
+
 namespace {
 
 std::vector<Note> notesOf(const SourceManager &SM, const RewriteReport &R) {
   std::vector<Note> Notes;
   for (const RemarkRecord &Rec : R.Remarks)
     Notes.push_back({mainFileOffset(SM, Rec.Loc), Rec.Loc, Rec.Pass,
-                     Rec.CandidateOffset,
+                     Rec.CandidateOffset, Rec.Function,
                      Rec.What == RemarkRecord::Kind::AppliedPart ||
                          Rec.What == RemarkRecord::Kind::RefusedPart,
                      Rec.What, Rec.Text});
   for (const RewriteError &E : R.Errors)
     Notes.push_back({mainFileOffset(SM, E.Loc), E.Loc, std::nullopt,
-                     std::nullopt, false, std::nullopt, E.Message});
+                     std::nullopt, nullptr, false, std::nullopt, E.Message});
   return Notes;
 }
 
@@ -103,7 +112,8 @@ Attribution::owner(const Note &N, ArrayRef<AttachedPragma> Pragmas) const {
   };
   unsigned Exact = N.CandidateOffset.value_or(N.Offset);
   for (size_t I = 0; I != Cands.size(); ++I)
-    if (Cands[I].Offset == Exact && SamePass(Cands[I]))
+    if (Cands[I].Offset == Exact && SamePass(Cands[I]) &&
+        (!N.Function || Cands[I].Function == N.Function))
       return I;
   if (N.CandidateOffset)
     return std::nullopt;
@@ -139,7 +149,8 @@ Attribution::onlyAnnotatedBy(const AttachedPragma &P) const {
 const AttachedPragma *Attribution::pragmaAt(ArrayRef<AttachedPragma> Pragmas,
                                             unsigned Offset) const {
   for (const AttachedPragma &P : Pragmas)
-    if (mainFileOffset(SM, P.Directive->HashLoc) <= Offset &&
+    if (P.Directive->inMainFile(SM) &&
+        mainFileOffset(SM, P.Directive->HashLoc) <= Offset &&
         Offset <= mainFileOffset(SM, P.Directive->EndLoc))
       return &P;
   return nullptr;

@@ -48,6 +48,10 @@ unsigned mainFileOffset(const clang::SourceManager &SM,
 /// "12:5", the presumed line and column of \p Loc's expansion.
 std::string lineColumn(const clang::SourceManager &SM,
                        clang::SourceLocation Loc);
+/// lineColumn(), after the file's name where \p Loc is not in the main
+/// file ("kernels.cuh:2:17").
+std::string fileLineColumn(const clang::SourceManager &SM,
+                           clang::SourceLocation Loc);
 
 /// One thing the rehearsed rewrite said.
 struct Note {
@@ -55,8 +59,9 @@ struct Note {
   clang::SourceLocation Loc;
   /// None for an error, which clang's diagnostics do not tie to a pass.
   std::optional<llvm::StringRef> Pass;
-  /// The candidate a refusal or a skip names.
+  /// The candidate a refusal or a skip names, and its function.
   std::optional<unsigned> CandidateOffset;
+  const clang::FunctionDecl *Function = nullptr;
   /// About part of a candidate: a stage of a fused block, a cudaMalloc.
   bool Part = false;
   /// What the remark was; none for an error.

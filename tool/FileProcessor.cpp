@@ -82,8 +82,11 @@ bool rewriteParse(ASTContext &Ctx, const ParseFindings &Found,
                   const SideSettings &Settings, const PassOptions &PassOpts,
                   Remarks &Remark, EditSet &Edits) {
   DiagnosticsEngine &Diags = Ctx.getDiagnostics();
+  // An included file's pragmas stay there: that file is not written.
   for (const PragmaDirective &P : Found.Pragmas)
-    if (Error E = Edits.removeLines(P.HashLoc, P.EndLoc)) {
+    if (!P.inMainFile(Ctx.getSourceManager()))
+      continue;
+    else if (Error E = Edits.removeLines(P.HashLoc, P.EndLoc)) {
       reportError(Diags, P.HashLoc,
                   "cannot remove this pragma: " + toString(std::move(E)));
       return false;
@@ -167,8 +170,11 @@ public:
     Out.MainFileText = SM.getBufferData(SM.getMainFileID()).str();
     if (Diags.hasErrorOccurred())
       return;
+    // Only the main file's pragma lines leave the output; an included
+    // file's stay in that file, which is not written.
     for (const PragmaDirective &P : Pragmas)
-      Out.PragmaOffsets.push_back(P.Offset);
+      if (P.inMainFile(SM))
+        Out.PragmaOffsets.push_back(P.Offset);
 
     std::vector<AttachedPragma> Attached = attachPragmas(Ctx, Pragmas);
     if (Diags.hasErrorOccurred())

@@ -1,6 +1,7 @@
 //===- ListPrinter.cpp - --list output ------------------------------------===//
 
 #include "tool/ListPrinter.h"
+#include "analysis/MainFile.h"
 #include "tool/Attribution.h"
 
 #include "clang/AST/Decl.h"
@@ -76,7 +77,7 @@ std::string candidateVerdict(const Candidate &C, size_t I,
 }
 
 std::string describeTarget(const SourceManager &SM, const AttachedPragma &P) {
-  std::string Where = lineColumn(SM, P.targetLoc());
+  std::string Where = fileLineColumn(SM, P.targetLoc());
   if (const FunctionDecl *F = P.targetFunction())
     return "function '" + F->getNameAsString() + "' at " + Where;
   if (P.TargetDecl)
@@ -105,7 +106,7 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
   std::vector<ListEntry> Entries;
   for (size_t I = 0; I != Cands.size(); ++I) {
     const Candidate &C = Cands[I];
-    std::string Text = lineColumn(SM, C.Loc) + ": " + C.Kind->Name.str() +
+    std::string Text = fileLineColumn(SM, C.Loc) + ": " + C.Kind->Name.str() +
                        ": " + C.Description;
     if (!C.Flags.empty())
       Text += " [" + join(C.Flags, ", ") + "]";
@@ -114,14 +115,21 @@ std::vector<ListEntry> listEntries(ASTContext &Ctx, ArrayRef<Candidate> Cands,
     Entries.push_back({C.Offset, Text});
   }
   for (const AttachedPragma &P : Pragmas) {
-    std::string Text = lineColumn(SM, P.Directive->HashLoc) +
+    std::string Text = fileLineColumn(SM, P.Directive->HashLoc) +
                        ": pragma: " + P.Directive->spelling() + " -> " +
                        describeTarget(SM, P);
+    // Notes sit on a main-file pragma's offsets; an included file's pragma
+    // lists at its #include.
+    bool InMain = P.Directive->inMainFile(SM);
     if (std::string Verdict =
-            worded(Rewrite.notesOnPragma(P.Directive->Offset));
+            InMain ? worded(Rewrite.notesOnPragma(P.Directive->Offset)) : "";
         !Verdict.empty())
       Text += ": " + Verdict;
-    Entries.push_back({P.Directive->Offset, Text, /*IsPragma=*/true});
+    Entries.push_back(
+        {InMain
+             ? P.Directive->Offset
+             : mainFileOffset(SM, mainFileLocation(SM, P.Directive->HashLoc)),
+         Text, /*IsPragma=*/true});
   }
   // What no candidate or pragma holds, such as a cudaMalloc in a parent
   // kernel whose launches are aggregated: a line of its own.

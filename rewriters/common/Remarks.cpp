@@ -17,7 +17,7 @@ bool Remarks::logged(RemarkRecord::Kind What, SourceLocation Loc,
     return false;
   S.Log->push_back({What, Pass, Loc,
                     C ? std::optional<unsigned>(C->Offset) : std::nullopt,
-                    Text.str()});
+                    C ? C->Function : nullptr, Text.str()});
   return true;
 }
 
@@ -49,6 +49,13 @@ void Remarks::applied(SourceLocation Loc, llvm::StringRef Pass,
   ++Counts.Rewritten;
   if (!logged(RemarkRecord::Kind::Applied, Loc, Pass, nullptr, Message))
     remark(Loc, Pass, "rewritten: " + Message);
+}
+
+void Remarks::applied(const Candidate &C, llvm::StringRef Pass,
+                      const llvm::Twine &Message) {
+  ++Counts.Rewritten;
+  if (!logged(RemarkRecord::Kind::Applied, C.Loc, Pass, &C, Message))
+    remark(C.Loc, Pass, "rewritten: " + Message);
 }
 
 void Remarks::appliedPart(SourceLocation Loc, llvm::StringRef Pass,

@@ -50,8 +50,12 @@ struct RemarkRecord {
   /// The pass's name (Pass::name(), a literal that outlives the record).
   llvm::StringRef Pass;
   clang::SourceLocation Loc;
-  /// The candidate's offset, for the kinds given one (refused, skipped).
+  /// The candidate's offset, for the kinds given one (refused, skipped,
+  /// and applied where the pass names its candidate).
   std::optional<unsigned> CandidateOffset;
+  /// The candidate's function: it tells candidates at one offset apart (the
+  /// instantiations of a template kernel, the kernels of one header).
+  const clang::FunctionDecl *Function = nullptr;
   /// The message or reason, without the "rewritten: " that remarks add.
   std::string Text;
 };
@@ -71,6 +75,9 @@ public:
 
   /// A candidate that was rewritten: what, with which parameters and why.
   void applied(clang::SourceLocation Loc, llvm::StringRef Pass,
+               const llvm::Twine &Message);
+  /// The same, naming the candidate (one of several at its location).
+  void applied(const Candidate &C, llvm::StringRef Pass,
                const llvm::Twine &Message);
   /// Part of a rewritten candidate rewritten too (a cudaMalloc inside an
   /// aggregated parent): a remark, not counted as a candidate.

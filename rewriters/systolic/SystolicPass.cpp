@@ -132,7 +132,7 @@ public:
       if (!rewriteLaunch(*S, Plan))
         return false;
     Context.Remark.applied(
-        C.Loc, SystolicPass::Name,
+        C, SystolicPass::Name,
         llvm::formatv(
             "'{0}' runs as {1} ({2}; {3} launch{4} rewritten{6}): "
             "{5}",
@@ -415,8 +415,11 @@ const ClauseSpec SystolicClauses[] = {
     {"z", ClauseArgs::OneOf, ZForms}};
 } // namespace
 
+// Read in included project files too: the pass rewrites the stencils
+// defined there (its code goes into the main file).
 const DirectiveSpec SystolicPass::Directive = {"systolic", SystolicClauses,
-                                               PragmaTarget::Kernel};
+                                               PragmaTarget::Kernel,
+                                               /*InIncludedFiles=*/true};
 const CandidateKind SystolicPass::Stencil = {"stencil"};
 
 SystolicPass::SystolicPass()
