@@ -266,6 +266,20 @@ class Stencil:
         zz = "z" if dz == 0 else f"({plus('z', dz)})"
         return f"in[({zz} * H + {plus('y', dy)}) * W + {plus(x, dx)}]"
 
+    def weight_declarations(self):
+        """The file-scope weights the kernel reads by name: a __constant__
+        filter, constexpr or __constant__ scalars."""
+        n, T, lines = self.name, self.ctype, []
+        if self.source == "constant":
+            lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
+        for k, w in enumerate(self.weights):
+            lit = self.text.get(f"c{k}", self.literal(w))
+            if self.source == "global":
+                lines.append(f"constexpr {T} {n}_c{k} = {lit};")
+            elif self.source == "cscalar":
+                lines.append(f"__constant__ {T} {n}_c{k};")
+        return lines
+
     @staticmethod
     def row_name(dy):
         return f"m{-dy}" if dy < 0 else f"p{dy}"
@@ -291,15 +305,7 @@ class Stencil:
         # Dimensions read by name are no parameters.
         params = [q for q in params
                   if q not in {f"int {dim}" for dim in self.named}]
-        lines = []
-        if self.source == "constant":
-            lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
-        for k, w in enumerate(self.weights):
-            lit = self.text.get(f"c{k}", self.literal(w))
-            if self.source == "global":
-                lines.append(f"constexpr {T} {n}_c{k} = {lit};")
-            elif self.source == "cscalar":
-                lines.append(f"__constant__ {T} {n}_c{k};")
+        lines = self.weight_declarations()
         if self.index == "md":
             lines.append(f"constexpr int {n}_W = {self.size[0]};")
         pragma = " ".join(["#pragma cuda_rewrite systolic"] + self.clauses)
@@ -455,30 +461,40 @@ class Stencil:
                   f"{len(self.taps)}; ++k) {{",
                   "          size_t at = ((size_t)(z + taps[k][2]) * H + y + "
                   "taps[k][1]) * W + x + taps[k][0];"]
-        if exact:
-            lines.append("          terms.push_back((long long)weights[k] * "
-                         "in.Host[at]);")
-        else:
-            lines.append("          terms.push_back(difftest::Approx(weights[k])"
-                         " * difftest::Approx(in.Host[at]));")
+        lines.append(self.reference_term(" " * 10))
         lines.append("        }")
         if self.bias:
             lines.append("        terms.push_back(difftest::Approx(0.5));")
         lines.append("        size_t i = ((size_t)z * H + y) * W + x;")
-        if exact:
-            lines.append("        long long s = 0;\n        for (long long t : "
-                         "terms) s += t;\n        wantExact[i] = (int)s;")
+        lines += self.reference_store(" " * 8, "i") + ["      }"]
+        return "\n".join(lines + self.expectation())
+
+    # ---- the host reference's shared lines -------------------------------
+
+    def reference_term(self, indent):
+        """Adds tap k's product, `weights[k] * in.Host[at]`, to `terms`."""
+        if self.ctype == "int":
+            return (f"{indent}terms.push_back((long long)weights[k] * "
+                    "in.Host[at]);")
+        return (f"{indent}terms.push_back(difftest::Approx(weights[k])"
+                " * difftest::Approx(in.Host[at]));")
+
+    def reference_store(self, indent, index):
+        """The expected value at \\p index, the sum of `terms`, written."""
+        if self.ctype == "int":
+            want = [f"{indent}long long s = 0;\n{indent}for (long long t : "
+                    f"terms) s += t;\n{indent}wantExact[{index}] = (int)s;"]
         else:
-            lines.append("        want[i] = difftest::sum(terms);")
-        lines += ["        written[i] = true;", "      }"]
-        if exact:
-            lines.append('  difftest::expectExact(check, "out", got, '
-                         "wantExact, written);")
-        else:
-            lines.append('  difftest::expectNear(check, "out", got, want, '
-                         "written);")
-        lines.append("}")
-        return "\n".join(lines)
+            want = [f"{indent}want[{index}] = difftest::sum(terms);"]
+        return want + [f"{indent}written[{index}] = true;"]
+
+    def expectation(self):
+        """The check of `got` against the expected values, and the end."""
+        if self.ctype == "int":
+            return ['  difftest::expectExact(check, "out", got, '
+                    "wantExact, written);", "}"]
+        return ['  difftest::expectNear(check, "out", got, want, '
+                "written);", "}"]
 
 
 class LinearStencil(Stencil):
@@ -548,15 +564,7 @@ class LinearStencil(Stencil):
             params += [f"{T} c{k}" for k in range(len(self.taps))]
         params = [q for q in params
                   if q not in {f"int {dim}" for dim in self.named}]
-        lines = []
-        if self.source == "constant":
-            lines.append(f"__constant__ {T} {n}_w[{len(self.taps)}];")
-        for k, w in enumerate(self.weights):
-            lit = self.text.get(f"c{k}", self.literal(w))
-            if self.source == "global":
-                lines.append(f"constexpr {T} {n}_c{k} = {lit};")
-            elif self.source == "cscalar":
-                lines.append(f"__constant__ {T} {n}_c{k};")
+        lines = self.weight_declarations()
         pragma = " ".join(["#pragma cuda_rewrite systolic"] + self.clauses)
         lines += [pragma,
                   f"__global__ void {n}_stencil({', '.join(params)}) {{",
@@ -653,27 +661,10 @@ class LinearStencil(Stencil):
         lines += ["      if (px < 0 || px >= W || py < 0 || py >= H)",
                   "        continue; // a zero border",
                   "      size_t at = (size_t)py * W + px;"]
-        if exact:
-            lines.append("      terms.push_back((long long)weights[k] * "
-                         "in.Host[at]);")
-        else:
-            lines.append("      terms.push_back(difftest::Approx(weights[k])"
-                         " * difftest::Approx(in.Host[at]));")
+        lines.append(self.reference_term(" " * 6))
         lines.append("    }")
-        if exact:
-            lines.append("    long long s = 0;\n    for (long long t : terms) "
-                         "s += t;\n    wantExact[id] = (int)s;")
-        else:
-            lines.append("    want[id] = difftest::sum(terms);")
-        lines += ["    written[id] = true;", "  }"]
-        if exact:
-            lines.append('  difftest::expectExact(check, "out", got, '
-                         "wantExact, written);")
-        else:
-            lines.append('  difftest::expectNear(check, "out", got, want, '
-                         "written);")
-        lines.append("}")
-        return "\n".join(lines)
+        lines += self.reference_store(" " * 4, "id") + ["  }"]
+        return "\n".join(lines + self.expectation())
 
 
 def plus_text(base, offset_text):
