@@ -48,38 +48,18 @@ public:
     if (!Planned.Plan)
       return refuse(C, Planned.Refused.Reason);
     SystolicPlan &Plan = *Planned.Plan;
-    if (Kernel->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
-      return refuse(C, "an explicit specialization of a template kernel: its "
-                       "code would clash with the template's instantiations'");
-    if (isTemplateInstantiation(*Kernel)) {
-      std::string Why;
-      std::optional<std::string> Head =
-          templateHeadText(*Kernel->getPrimaryTemplate(), Why);
-      if (!Head)
-        return refuse(C, "a template kernel: " + Why);
-      Plan.TemplateHead = *Head;
-      Plan.TemplateArgs = templateArgumentsText(*Kernel);
-    }
+    if (std::string Why = templateProblem(Kernel, Plan); !Why.empty())
+      return refuse(C, Why);
     if (std::string Why = signatureProblem(Kernel); !Why.empty())
       return refuse(C, Why);
     std::vector<const LaunchSite *> Sites;
     DeclareAfter = nullptr;
     if (std::string Why = hostLaunches(Kernel, Sites); !Why.empty())
       return refuse(C, Why);
-    // An instantiation named with a macro (`box<RADIUS>`) is the one this
-    // build's value names: the value is pinned.
     ConfigPins TemplatePins;
-    if (!Plan.TemplateArgs.empty())
-      for (const LaunchSite *S : Sites) {
-        std::vector<const Expr *> Written;
-        templateArgumentsAsCalled(*Kernel, S->Call->getCallee(), Written);
-        for (const Expr *E : Written)
-          if (!TemplatePins.pin(E, Ctx))
-            return refuse(C, "a template argument of the launch at line " +
-                                 std::to_string(SM.getPresumedLineNumber(
-                                     S->Call->getBeginLoc())) +
-                                 ": " + TemplatePins.why());
-      }
+    if (std::string Why = pinTemplateArguments(Kernel, Sites, TemplatePins);
+        !Why.empty())
+      return refuse(C, Why);
     // A clause this kernel cannot take is the annotation's mistake: an
     // error at the clause, not a refusal.
     std::optional<unsigned> P, Block, Vector;
@@ -103,23 +83,7 @@ public:
       Pins.pinSize(Plan.ElementType, Plan.Geometry.ElementBytes);
     std::string Code = pinnedValues(Pins) +
                        generateSystolicCode(Plan, Shape, Aligned, Summary);
-    const FunctionDecl *Def = Kernel->getDefinition();
-    // A kernel in an included file gets its code after the #include.
-    SourceLocation After =
-        lineAfter(Ctx, mainFileLocation(SM, Def->getEndLoc()));
-    std::string Key = "systolic/" + Kernel->getNameAsString();
-    // An instantiation's code specializes templates declared once for all
-    // of them; the keys sort the declarations first.
-    if (!Plan.TemplateArgs.empty()) {
-      for (const auto &[Form, Declaration] :
-           systolicPrimaryTemplates(Plan, Shape, Aligned))
-        if (!check(Context.Edits.addDefinition(Key + "/" + Form,
-                                               "\n" + Declaration, After),
-                   C.Loc))
-          return false;
-      Key += "/d-" + Plan.TemplateArgs;
-    }
-    if (!check(Context.Edits.addDefinition(Key, "\n" + Code, After), C.Loc))
+    if (!addCode(C, Plan, Shape, Aligned, Code))
       return false;
     if (DeclareAfter &&
         !check(Context.Edits.addDefinition(
@@ -151,6 +115,71 @@ public:
   }
 
 private:
+  /// Why the kernel's template form keeps it (a specialization the user
+  /// wrote; a template whose parameters a new template cannot repeat), or
+  /// ""; an instantiation's template head and arguments go into \p Plan.
+  static std::string templateProblem(const FunctionDecl *Kernel,
+                                     SystolicPlan &Plan) {
+    if (Kernel->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+      return "an explicit specialization of a template kernel: its code "
+             "would clash with the template's instantiations'";
+    if (!isTemplateInstantiation(*Kernel))
+      return "";
+    std::string Why;
+    std::optional<std::string> Head =
+        templateHeadText(*Kernel->getPrimaryTemplate(), Why);
+    if (!Head)
+      return "a template kernel: " + Why;
+    Plan.TemplateHead = *Head;
+    Plan.TemplateArgs = templateArgumentsText(*Kernel);
+    return "";
+  }
+
+  /// Pins the template arguments the launches of an instantiation write
+  /// (`box<RADIUS>` names the instantiation this build's RADIUS gives), or
+  /// says why one cannot be.
+  std::string pinTemplateArguments(const FunctionDecl *Kernel,
+                                   llvm::ArrayRef<const LaunchSite *> Sites,
+                                   ConfigPins &Pins) {
+    if (!isTemplateInstantiation(*Kernel))
+      return "";
+    for (const LaunchSite *S : Sites) {
+      std::vector<const Expr *> Written;
+      templateArgumentsAsCalled(*Kernel, S->Call->getCallee(), Written);
+      for (const Expr *E : Written)
+        if (!Pins.pin(E, Ctx))
+          return "a template argument of the launch at line " +
+                 std::to_string(
+                     SM.getPresumedLineNumber(S->Call->getBeginLoc())) +
+                 ": " + Pins.why();
+    }
+    return "";
+  }
+
+  /// Adds the kernel's generated \p Code after its definition (after the
+  /// #include that brings in a kernel of an included file); an
+  /// instantiation's code specializes templates declared once for all of
+  /// them, which the definitions' keys sort first.
+  bool addCode(const Candidate &C, const SystolicPlan &Plan,
+               const SystolicShape &Shape,
+               const std::optional<SystolicShape> &Aligned,
+               const std::string &Code) {
+    const FunctionDecl *Def = C.Function->getDefinition();
+    SourceLocation After =
+        lineAfter(Ctx, mainFileLocation(SM, Def->getEndLoc()));
+    std::string Key = "systolic/" + C.Function->getNameAsString();
+    if (!Plan.TemplateArgs.empty()) {
+      for (const auto &[Form, Declaration] :
+           systolicPrimaryTemplates(Plan, Shape, Aligned))
+        if (!check(Context.Edits.addDefinition(Key + "/" + Form,
+                                               "\n" + Declaration, After),
+                   C.Loc))
+          return false;
+      Key += "/d-" + Plan.TemplateArgs;
+    }
+    return check(Context.Edits.addDefinition(Key, "\n" + Code, After), C.Loc);
+  }
+
   bool refuse(const Candidate &C, const std::string &Why) {
     Context.Remark.refused(C, SystolicPass::Name, Why);
     return true;
