@@ -442,18 +442,11 @@ class Stencil:
                   f"({', '.join(args)});",
                   "  DIFFTEST_CUDA(cudaGetLastError());",
                   f"  const std::vector<{T}> &got = out.download();"]
-        taps = ", ".join(f"{{{dx}, {dy}, {dz}}}" for dx, dy, dz in self.taps)
-        (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
-        lx, hx, ly, hy = (t.get(k, v) for k, v in (
-            ("LX", lx), ("HX", hx), ("LY", ly), ("HY", hy)))
+        lx, hx, ly, hy = self.margin_texts()
         lz, hz = self.margins[2] if self.dims == 3 else (0, 0)
-        exact = T == "int"
-        want_t = "long long" if exact else "difftest::Approx"
-        lines += [f"  const int taps[{len(self.taps)}][3] = {{{taps}}};",
-                  f"  std::vector<{T}> wantExact({count});" if exact else
-                  f"  std::vector<difftest::Approx> want({count});",
-                  f"  std::vector<bool> written({count});",
-                  f"  for (int z = {lz}; z < D - {hz}; ++z)",
+        want_t = "long long" if T == "int" else "difftest::Approx"
+        lines += self.reference_arrays(3, count)
+        lines += [f"  for (int z = {lz}; z < D - {hz}; ++z)",
                   f"    for (int y = {ly}; y < H - {hy}; ++y)",
                   f"      for (int x = {lx}; x < W - {hx}; ++x) {{",
                   f"        std::vector<{want_t}> terms;"]
@@ -470,6 +463,24 @@ class Stencil:
         return "\n".join(lines + self.expectation())
 
     # ---- the host reference's shared lines -------------------------------
+
+    def margin_texts(self):
+        """The x and y margins as the reference spells them (lx, hx, ly,
+        hy): a spelled margin's name, else its value."""
+        (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
+        return tuple(self.text.get(k, v) for k, v in (
+            ("LX", lx), ("HX", hx), ("LY", ly), ("HY", hy)))
+
+    def reference_arrays(self, dims, count):
+        """The taps (\\p dims coordinates each), the expected values and
+        the written flags of the host reference."""
+        taps = ", ".join("{" + ", ".join(str(c) for c in t[:dims]) + "}"
+                         for t in self.taps)
+        T = self.ctype
+        return [f"  const int taps[{len(self.taps)}][{dims}] = {{{taps}}};",
+                f"  std::vector<{T}> wantExact({count});" if T == "int" else
+                f"  std::vector<difftest::Approx> want({count});",
+                f"  std::vector<bool> written({count});"]
 
     def reference_term(self, indent):
         """Adds tap k's product, `weights[k] * in.Host[at]`, to `terms`."""
@@ -637,17 +648,10 @@ class LinearStencil(Stencil):
                   f"  const std::vector<{T}> &got = out.download();",
                   "  const long long launched = (long long)((threads + tpb - 1)"
                   " / tpb) * tpb;"]
-        taps = ", ".join(f"{{{dx}, {dy}}}" for dx, dy, _ in self.taps)
-        (lx, hx), (ly, hy) = self.margins[0], self.margins[1]
-        lx, hx, ly, hy = (t.get(k, v) for k, v in (
-            ("LX", lx), ("HX", hx), ("LY", ly), ("HY", hy)))
-        exact = T == "int"
-        want_t = "long long" if exact else "difftest::Approx"
-        lines += [f"  const int taps[{len(self.taps)}][2] = {{{taps}}};",
-                  f"  std::vector<{T}> wantExact({count});" if exact else
-                  f"  std::vector<difftest::Approx> want({count});",
-                  f"  std::vector<bool> written({count});",
-                  "  for (long long id = 0; id < launched && id < W * H; "
+        lx, hx, ly, hy = self.margin_texts()
+        want_t = "long long" if T == "int" else "difftest::Approx"
+        lines += self.reference_arrays(2, count)
+        lines += ["  for (long long id = 0; id < launched && id < W * H; "
                   "++id) {",
                   "    const int x = id % W, y = id / W;",
                   f"    if (x < {lx} || x >= W - {hx} || y < {ly} || "
@@ -683,15 +687,21 @@ def generate(rng: random.Random, name: str,
     traits = {"dims": str(s.dims), "type": s.ctype, "taps": str(len(s.taps)),
               "weights": s.source, "index": s.index,
               "clauses": " ".join(s.clauses) or "-"}
-    if s.bias:
-        traits["refusal"] = "bias"
     if s.flag_guard:
         traits["refusal"] = "flag guard"
+    return program(s, form, traits)
+
+
+def program(s: Stencil, form, traits) -> Program:
+    """\\p s's kernel (a template in some programs) and host code, its
+    constants spelled; \\p traits completed."""
+    if s.bias:
+        traits.setdefault("refusal", "bias")  # a flag guard's refusal comes first
     kernel, host = templated(s.kernel(), s.host(), s, form, traits)
     code = s.spell.apply(kernel + "\n\n" + host)
     if s.spell.on:
         traits["spelled"] = s.spell.style
-    return Program(name, code, traits, s.spell.knobs)
+    return Program(s.name, code, traits, s.spell.knobs)
 
 
 def templated(kernel, host, s, form, traits):
@@ -720,10 +730,4 @@ def generate_linear(s: LinearStencil, form) -> Program:
               "weights": s.source, "index": "linear split",
               "borders": s.borders,
               "threads": s.threads, "clauses": " ".join(s.clauses) or "-"}
-    if s.bias:
-        traits["refusal"] = "bias"
-    kernel, host = templated(s.kernel(), s.host(), s, form, traits)
-    code = s.spell.apply(kernel + "\n\n" + host)
-    if s.spell.on:
-        traits["spelled"] = s.spell.style
-    return Program(s.name, code, traits, s.spell.knobs)
+    return program(s, form, traits)
